@@ -1,0 +1,1 @@
+"""Action tables (named ranges) and observation encoders."""

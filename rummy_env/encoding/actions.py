@@ -1,0 +1,137 @@
+"""The fixed action table of a Contract-family profile, laid out as named ranges.
+
+Every atomic decision has one id in ``range(layout.num_actions)``, the same in every round. Ranges, in order:
+
+| range          | size (contract)          | meaning                                                           |
+|----------------|--------------------------|-------------------------------------------------------------------|
+| `draw_stock`   | 1                        | take the stock top (declines the discard: opens the buy window)   |
+| `draw_discard` | 1                        | take the discard top                                              |
+| `pickup`       | max_depth-1 (profiles with deep pickups) | take the card at depth d >= 2 and all above it    |
+| `buy` / `pass` | 1 / 1                    | buy the offered discard top (+ penalty card) / decline it        |
+| `meld`         | 403 groups + 660 runs    | declare one exact-minimum meld of the opening (catalog index)     |
+| `lay_off`      | 53 kinds x slots x 2 ends | lay off a card on a table meld; end 0 = low (or group), 1 = high |
+| `swap_joker`   | 4 suits x 14 pos x slots | give the natural for the joker at (suit, position) of a run       |
+| `place_joker`  | slots x 2 ends           | place the freed joker on a meld                                   |
+| `discard`      | 53 kinds                 | discard a card of that kind                                       |
+| `go_out`       | 1                        | lay the whole hand at once (final round)                          |
+
+A *slot* names a table meld relative to the acting seat: ``slot = seat_offset * max_melds + meld_index`` with
+``seat_offset = (owner - actor) % num_players`` (0 = the actor's own melds), so a policy sees the table from its
+own seat. ``action_info`` reports seats as absolute numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..cards import NUM_KINDS
+from ..melds import GroupSpec, RunSpec, group_catalog, run_catalog
+
+
+@dataclass(frozen=True)
+class ActionRange:
+    """One named range of action ids: ``start <= a < start + size``."""
+
+    name: str
+    start: int
+    size: int
+
+    @property
+    def stop(self) -> int:
+        """One past the last id."""
+        return self.start + self.size
+
+
+class ActionLayout:
+    """Named action ranges for one profile and player count; the total is computed from them."""
+
+    def __init__(self, rules, num_players: int | None = None, pickup_depths: int = 0):
+        self.num_players = num_players or rules.num_players
+        self.max_melds = rules.max_melds_per_seat
+        self.slots = self.num_players * self.max_melds
+        self.groups: list[GroupSpec] = group_catalog(rules, rules.decks, rules.jokers)
+        self.runs: list[RunSpec] = run_catalog(rules, rules.jokers)
+        self.run_size = rules.run_min
+        self.group_index = {spec: i for i, spec in enumerate(self.groups)}
+        self.run_index = {spec: i for i, spec in enumerate(self.runs)}
+        sizes = [("draw_stock", 1), ("draw_discard", 1)]
+        if pickup_depths:
+            sizes.append(("pickup", pickup_depths))
+        if rules.buying:
+            sizes += [("buy", 1), ("pass", 1)]
+        sizes += [
+            ("meld", len(self.groups) + len(self.runs)),
+            ("lay_off", NUM_KINDS * self.slots * 2),
+            ("swap_joker", 4 * 14 * self.slots),
+            ("place_joker", self.slots * 2),
+            ("discard", NUM_KINDS),
+            ("go_out", 1),
+        ]
+        self.ranges: dict[str, ActionRange] = {}
+        start = 0
+        for name, size in sizes:
+            self.ranges[name] = ActionRange(name, start, size)
+            start += size
+        self.num_actions = start
+        r = self.ranges
+        self.DRAW_STOCK = r["draw_stock"].start
+        self.DRAW_DISCARD = r["draw_discard"].start
+        self.PICKUP = r["pickup"].start if "pickup" in r else -1
+        self.BUY = r["buy"].start if "buy" in r else -1
+        self.PASS = r["pass"].start if "pass" in r else -1
+        self.MELD = r["meld"].start
+        self.MELD_RUN = self.MELD + len(self.groups)
+        self.LAY_OFF = r["lay_off"].start
+        self.SWAP = r["swap_joker"].start
+        self.PLACE = r["place_joker"].start
+        self.DISCARD = r["discard"].start
+        self.GO_OUT = r["go_out"].start
+
+    def range_of(self, action: int) -> ActionRange:
+        """The named range holding ``action``; ``ValueError`` if out of the table."""
+        for rng in self.ranges.values():
+            if rng.start <= action < rng.stop:
+                return rng
+        raise ValueError(f"action {action!r} is outside the action table 0..{self.num_actions - 1}")
+
+    # encoders -------------------------------------------------------------------------------------------
+    def slot(self, actor: int, owner: int, meld_index: int) -> int:
+        """Slot of ``owner``'s meld number ``meld_index`` seen from ``actor``."""
+        return ((owner - actor) % self.num_players) * self.max_melds + meld_index
+
+    def slot_target(self, actor: int, slot: int) -> tuple[int, int]:
+        """(owner seat, meld index) of a slot seen from ``actor``."""
+        off, idx = divmod(slot, self.max_melds)
+        return (actor + off) % self.num_players, idx
+
+    def lay_off(self, kind: int, slot: int, end: int) -> int:
+        """Id of laying off ``kind`` on ``slot`` at ``end``."""
+        return self.LAY_OFF + (kind * self.slots + slot) * 2 + end
+
+    def decode_lay_off(self, action: int) -> tuple[int, int, int]:
+        """(kind, slot, end) of a lay-off id."""
+        x, end = divmod(action - self.LAY_OFF, 2)
+        kind, slot = divmod(x, self.slots)
+        return kind, slot, end
+
+    def swap(self, suit: int, pos: int, slot: int) -> int:
+        """Id of swapping the natural for the joker at (suit, position 1..14) of the run in ``slot``."""
+        return self.SWAP + (suit * 14 + pos - 1) * self.slots + slot
+
+    def decode_swap(self, action: int) -> tuple[int, int, int]:
+        """(suit, position, slot) of a swap id."""
+        x, slot = divmod(action - self.SWAP, self.slots)
+        suit, p = divmod(x, 14)
+        return suit, p + 1, slot
+
+    def place(self, slot: int, end: int) -> int:
+        """Id of placing the freed joker on ``slot`` at ``end``."""
+        return self.PLACE + slot * 2 + end
+
+    def decode_place(self, action: int) -> tuple[int, int]:
+        """(slot, end) of a placement id."""
+        return divmod(action - self.PLACE, 2)
+
+    def table_rows(self) -> list[tuple[str, int, int, int]]:
+        """(name, first id, last id, size) for documentation."""
+        return [(r.name, r.start, r.stop - 1, r.size) for r in self.ranges.values()]

@@ -1,0 +1,1058 @@
+"""Rules engine of the Contract Rummy family (profile ``contract``, document 000, spec A.1/A.2).
+
+The state is plain data (counts per card kind, lists for the piles, ``Meld`` objects on the table) in the shape
+of OpenSpiel's game/state split: ``current_player``, ``phase``, ``legal_actions()``, ``apply(action)``,
+``is_terminal()``, ``returns()``, ``clone()``. Actions are ids of the profile's fixed table
+(``rummy_env.encoding.actions.ActionLayout``). Each phase has one function that lists its legal actions and one
+that applies them:
+
+| phase          | who acts                        | legal actions                                          |
+|----------------|---------------------------------|--------------------------------------------------------|
+| `draw`         | the active player               | draw_stock, draw_discard                               |
+| `buy`          | the next eligible buyer         | buy, pass                                              |
+| `act`          | the active player               | meld (opening), lay_off, swap_joker, discard, go_out   |
+| `opening`      | the active player, mid-opening  | meld (the rest of the contract)                        |
+| `place_joker`  | the active player after a swap  | place_joker                                            |
+| `game_over`    | nobody (current_player = -1)    | none                                                   |
+
+Piles are Python lists with the top at the end (the JSON form lists them top first). Rounds follow one another
+inside the state: when a round ends the next one is dealt from the same seeded generator.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from ..cards import (
+    JOKER,
+    NUM_KINDS,
+    NUM_RANKS,
+    PENALTY,
+    RANKS,
+    SUIT_SYMBOLS,
+    SUITS,
+    Shoe,
+    card_str,
+    parse_card,
+)
+from ..encoding.actions import ActionLayout
+from ..melds import (
+    GROUP,
+    MAX_POS,
+    RUN,
+    Meld,
+    can_make_contract,
+    final_partition,
+    group_spec_cards,
+    joker_place_fits,
+    lay_off,
+    layoff_fits,
+    parse_meld,
+    pos_kind,
+    pos_text,
+    run_spec_cards,
+)
+from ..profiles.contract import ContractRules
+from .common import IllegalActionError, ScenarioError, make_rng, rng_from_json, rng_to_json, shuffled
+
+DRAW = "draw"
+BUY = "buy"
+ACT = "act"
+OPENING = "opening"
+PLACE_JOKER = "place_joker"
+GAME_OVER = "game_over"
+PHASES = (DRAW, BUY, ACT, OPENING, PLACE_JOKER, GAME_OVER)
+
+_LAYOUTS: dict[tuple[ContractRules, int], ActionLayout] = {}
+
+
+def layout_for(rules: ContractRules) -> ActionLayout:
+    """The (cached) action table of a rules object."""
+    key = (rules, rules.num_players)
+    lay = _LAYOUTS.get(key)
+    if lay is None:
+        lay = _LAYOUTS[key] = ActionLayout(rules)
+    return lay
+
+
+def _sym(kind: int) -> str:
+    return card_str(kind, symbols=True)
+
+
+class ContractState:
+    """A Contract Rummy session in progress: one seeded game, all its rounds."""
+
+    def __init__(self, rules: ContractRules, seed: int | None = None, rounds: tuple[int, ...] | None = None):
+        self.rules = rules
+        self.layout = layout_for(rules)
+        self.n = rules.num_players
+        self.shoe = Shoe(rules.decks, rules.jokers)
+        self.copies = self.shoe.copies_list()
+        self.rng = make_rng(seed)
+        self.rounds: tuple[int, ...] = _check_rounds(rules, rounds)
+        self.round_index = 0
+        self.scores = [0] * self.n
+        self.round_results: list[dict[str, Any]] = []
+        self.history: list[int] = []
+        self.seed = seed
+        self._legal: list[int] | None = None
+        self.dealer = int(self.rng.integers(self.n))
+        self._deal()
+
+    # ----------------------------------------------------------------------------------------------------------
+    # Round setup
+    # ----------------------------------------------------------------------------------------------------------
+    @property
+    def round(self) -> int:
+        """The current round number (1-based, as in the rules)."""
+        return self.rounds[self.round_index]
+
+    @property
+    def contract(self) -> tuple[int, int]:
+        """(groups, runs) of the current round's contract."""
+        return self.rules.contracts[self.round - 1]
+
+    @property
+    def final_round(self) -> bool:
+        """True in a round that is gone out all at once (contract round 7)."""
+        return self.rules.is_final_all_at_once(self.round)
+
+    def _clear_round(self) -> None:
+        n = self.n
+        self.hands = [[0] * NUM_KINDS for _ in range(n)]
+        self.hand_size = [0] * n
+        self.known = [[0] * NUM_KINDS for _ in range(n)]
+        self.table: list[Meld] = []
+        self.seat_melds: list[list[Meld]] = [[] for _ in range(n)]
+        self.opened = [False] * n
+        self.opened_this_turn = False
+        self.turn = 0
+        self.taken_kind = -1
+        self.taken_pending = False
+        self.opening_left: tuple[int, int] | None = None
+        self.opening_runs: list[tuple[int, int, int]] = []
+        self.buy_queue: list[int] = []
+        self.last_buyer = -1
+        self.stock: list[int] = []
+        self.discard: list[int] = []
+
+    def _deal(self) -> None:
+        """Shuffle the whole shoe and deal one card at a time from the dealer's left (A.1-2)."""
+        self._clear_round()
+        size = self.rules.hand_sizes[self.round - 1]
+        cards = shuffled(self.rng, self.shoe.kinds())
+        n = self.n
+        for i in range(n * size):
+            seat = (self.dealer + 1 + i) % n
+            self.hands[seat][cards[i]] += 1
+        self.hand_size = [size] * n
+        self.discard = [cards[n * size]]
+        self.stock = cards[n * size + 1 :][::-1]  # top at the end
+        self.active = (self.dealer + 1) % n
+        self.phase = DRAW
+        self.current = self.active
+        self.turn = 1
+
+    # ----------------------------------------------------------------------------------------------------------
+    # Queries
+    # ----------------------------------------------------------------------------------------------------------
+    @property
+    def current_player(self) -> int:
+        """Seat whose decision it is (-1 when the session is over)."""
+        return self.current
+
+    def is_terminal(self) -> bool:
+        """True once the last round of the session has been scored."""
+        return self.phase == GAME_OVER
+
+    def returns(self) -> list[float]:
+        """Minus each seat's cumulative penalty (higher is better)."""
+        return [-float(s) for s in self.scores]
+
+    def winners(self) -> list[int]:
+        """Seats with the lowest total (equal lowest totals share the win)."""
+        best = min(self.scores)
+        return [p for p in range(self.n) if self.scores[p] == best]
+
+    def hand_cards(self, seat: int) -> list[int]:
+        """Kinds in ``seat``'s hand, sorted."""
+        out: list[int] = []
+        for k, c in enumerate(self.hands[seat]):
+            if c:
+                out.extend([k] * c)
+        return out
+
+    def penalty(self, seat: int) -> int:
+        """Penalty of the cards in ``seat``'s hand (A.1-15)."""
+        h = self.hands[seat]
+        return sum(PENALTY[k] * c for k, c in enumerate(h) if c)
+
+    # ----------------------------------------------------------------------------------------------------------
+    # Legal actions
+    # ----------------------------------------------------------------------------------------------------------
+    def legal_actions(self) -> list[int]:
+        """Sorted ids of the actions the player to move may take (empty when the game is over)."""
+        if self._legal is None:
+            phase = self.phase
+            if phase == DRAW:
+                acts = self._legal_draw()
+            elif phase == BUY:
+                acts = [self.layout.BUY, self.layout.PASS]
+            elif phase == ACT:
+                acts = self._legal_act()
+            elif phase == OPENING:
+                g, r = self.opening_left  # type: ignore[misc]
+                acts = self._meld_candidates(g, r)
+            elif phase == PLACE_JOKER:
+                acts = self._legal_place()
+            else:
+                acts = []
+            acts.sort()
+            self._legal = acts
+        return self._legal
+
+    def _legal_draw(self) -> list[int]:
+        lay = self.layout
+        if self.discard:
+            return [lay.DRAW_STOCK, lay.DRAW_DISCARD]
+        return [lay.DRAW_STOCK]
+
+    def _discardable(self, kind: int) -> bool:
+        """A.2-4: the card taken from the discard pile this turn may not be discarded (another copy may)."""
+        c = self.hands[self.active][kind]
+        if c == 0:
+            return False
+        return not (kind == self.taken_kind and self.taken_pending and c == 1)
+
+    def _can_spare(self, kind: int) -> bool:
+        """A.1-12: after playing ``kind`` to the table the hand still holds a card that may be discarded."""
+        size = self.hand_size[self.active] - 1
+        banned = 1 if (self.taken_pending and kind != self.taken_kind) else 0
+        return size - banned >= 1
+
+    def _legal_act(self) -> list[int]:
+        lay = self.layout
+        p = self.active
+        hand = self.hands[p]
+        acts: list[int] = []
+        if self.final_round:
+            if self.rules.final_round_all_at_once and self._final_partition() is not None:
+                acts.append(lay.GO_OUT)
+        elif not self.opened[p]:
+            g, r = self.contract
+            acts.extend(self._meld_candidates(g, r))
+        elif not self.opened_this_turn or self.rules.layoff_on_opening_turn:
+            acts.extend(self._layoff_actions())
+            acts.extend(self._swap_actions())
+        for k in range(NUM_KINDS):
+            if hand[k] and self._discardable(k):
+                acts.append(lay.DISCARD + k)
+        return acts
+
+    def _final_partition(self) -> list[tuple[int, int, list[int]]] | None:
+        g, r = self.contract
+        if g:
+            return None  # only all-runs final rounds exist in this family
+        return final_partition(self.hands[self.active], r, self.rules)
+
+    def _meld_candidates(self, g: int, r: int) -> list[int]:
+        """Catalog melds legal now: in hand, of a kind still owed, and the rest of the contract stays makeable."""
+        rules = self.rules
+        lay = self.layout
+        hand = self.hands[self.active]
+        declared = tuple(self.opening_runs)
+        if not can_make_contract(hand, g, r, rules, declared):
+            return []
+        # A.1-12: after the whole opening a card must remain that may be discarded
+        remaining = self.hand_size[self.active] - g * rules.group_min - r * rules.run_min
+        if remaining < 1:
+            return []
+        jokers = hand[JOKER]
+        out: list[int] = []
+        if g:
+            size = rules.group_min
+            for rank in range(1, NUM_RANKS + 1):
+                avail = [hand[s * NUM_RANKS + rank - 1] for s in range(4)]
+                if sum(avail) + jokers < size:
+                    continue
+                for j in range(0, min(size, jokers) + 1):
+                    for suits in _sub_multisets(avail, size - j, rules.group_distinct_suits):
+                        idx = lay.group_index.get((rank, suits, j))
+                        if idx is None:
+                            continue
+                        used = [s * NUM_RANKS + rank - 1 for s in suits]
+                        if self._rest_ok(hand, used, j, g - 1, r, declared):
+                            out.append(lay.MELD + idx)
+        if r:
+            size = rules.run_min
+            full = (1 << size) - 1
+            for suit in range(4):
+                for low in range(1, MAX_POS - size + 2):
+                    present = 0
+                    for i in range(size):
+                        if hand[pos_kind(suit, low + i)]:
+                            present |= 1 << i
+                    must = full & ~present  # positions that need a joker
+                    if bin(must).count("1") > jokers:
+                        continue
+                    high = low + size - 1
+                    if self._run_conflicts_opening(suit, low, high):
+                        continue
+                    sub = present
+                    while True:
+                        mask = must | (present & ~sub)  # jokers where the hand lacks the card, and optionally more
+                        nj = bin(mask).count("1")
+                        idx = lay.run_index.get((suit, low, mask)) if nj <= jokers else None
+                        if idx is not None:
+                            used = [pos_kind(suit, low + i) for i in range(size) if not mask >> i & 1]
+                            if self._rest_ok(hand, used, nj, g, r - 1, declared + ((suit, low, high),)):
+                                out.append(lay.MELD_RUN + idx)
+                        if sub == 0:
+                            break
+                        sub = (sub - 1) & present
+        return out
+
+    def _run_conflicts_opening(self, suit: int, low: int, high: int) -> bool:
+        rules = self.rules
+        for s, lo, hi in self.opening_runs:
+            if s != suit:
+                continue
+            if rules.opening_runs_distinct_suits:
+                return True
+            if rules.forbid_adjacent_same_suit_runs and (lo == high + 1 or low == hi + 1):
+                return True
+        return False
+
+    def _rest_ok(self, hand: list[int], used: list[int], jokers: int, g: int, r: int, declared) -> bool:
+        if g == 0 and r == 0:
+            return True
+        for k in used:
+            hand[k] -= 1
+        hand[JOKER] -= jokers
+        ok = can_make_contract(hand, g, r, self.rules, declared)
+        for k in used:
+            hand[k] += 1
+        hand[JOKER] += jokers
+        return ok
+
+    def _layoff_actions(self) -> list[int]:
+        lay = self.layout
+        p = self.active
+        hand = self.hands[p]
+        rules = self.rules
+        out: list[int] = []
+        for owner in range(self.n):
+            for idx, meld in enumerate(self.seat_melds[owner]):
+                slot = lay.slot(p, owner, idx)
+                if meld.kind == GROUP:
+                    cands = [(s * NUM_RANKS + meld.rank - 1, 0) for s in range(4)] + [(JOKER, 0)]
+                else:
+                    cands = []
+                    if meld.low > 1:
+                        cands += [(pos_kind(meld.suit, meld.low - 1), 0), (JOKER, 0)]
+                    if meld.high < MAX_POS:
+                        cands += [(pos_kind(meld.suit, meld.high + 1), 1), (JOKER, 1)]
+                for kind, end in cands:
+                    if hand[kind] and layoff_fits(meld, kind, end, rules) and self._can_spare(kind):
+                        out.append(lay.lay_off(kind, slot, end))
+        return out
+
+    def _joker_placeable(self) -> bool:
+        for meld in self.table:
+            if joker_place_fits(meld, 0, self.rules) or (meld.kind == RUN and joker_place_fits(meld, 1, self.rules)):
+                return True
+        return False
+
+    def _swap_actions(self) -> list[int]:
+        """A.1-11: swap a natural for a joker in a run, only if the freed joker can then be placed (A.2-8)."""
+        lay = self.layout
+        p = self.active
+        hand = self.hands[p]
+        out: list[int] = []
+        placeable: bool | None = None
+        for owner in range(self.n):
+            for idx, meld in enumerate(self.seat_melds[owner]):
+                if meld.kind != RUN:
+                    continue
+                for i, k in enumerate(meld.cards):
+                    if k != JOKER:
+                        continue
+                    pos = meld.low + i
+                    nat = pos_kind(meld.suit, pos)
+                    if not hand[nat] or not self._can_spare(nat):
+                        continue
+                    if placeable is None:
+                        placeable = self._joker_placeable()
+                    if placeable:
+                        out.append(lay.swap(meld.suit, pos, lay.slot(p, owner, idx)))
+        return out
+
+    def _legal_place(self) -> list[int]:
+        lay = self.layout
+        p = self.active
+        out = []
+        for owner in range(self.n):
+            for idx, meld in enumerate(self.seat_melds[owner]):
+                slot = lay.slot(p, owner, idx)
+                for end in (0, 1) if meld.kind == RUN else (0,):
+                    if joker_place_fits(meld, end, self.rules):
+                        out.append(lay.place(slot, end))
+        return out
+
+    # ----------------------------------------------------------------------------------------------------------
+    # Applying actions
+    # ----------------------------------------------------------------------------------------------------------
+    def apply(self, action: int) -> None:
+        """Apply one atomic decision of the player to move; ``IllegalActionError`` (state unchanged) if illegal."""
+        if self.phase == GAME_OVER:
+            raise IllegalActionError(f"the game is over: no action is legal (got {action!r})")
+        legal = self.legal_actions()
+        if not isinstance(action, (int,)) or isinstance(action, bool):
+            try:
+                if int(action) != action:
+                    raise TypeError
+                action = int(action)
+            except (TypeError, ValueError):
+                raise IllegalActionError(f"action must be an integer id, got {action!r}") from None
+        if action not in legal:
+            raise IllegalActionError(self._illegal_message(action, legal))
+        self.history.append(action)
+        self._legal = None
+        lay = self.layout
+        phase = self.phase
+        if phase == DRAW:
+            if action == lay.DRAW_DISCARD:
+                self._take_discard()
+            else:
+                self._decline_discard()
+        elif phase == BUY:
+            self._apply_buy(action == lay.BUY)
+        elif phase == PLACE_JOKER:
+            slot, end = lay.decode_place(action)
+            owner, idx = lay.slot_target(self.active, slot)
+            self._play_card(JOKER)
+            lay_off(self.seat_melds[owner][idx], JOKER, end)
+            self.phase = ACT
+        else:
+            self._apply_act(action)
+
+    def _illegal_message(self, action: int, legal: list[int]) -> str:
+        try:
+            desc = self.describe_action(action)
+        except ValueError:
+            desc = "not an action of this table"
+        shown = ", ".join(f"{a} ({self.describe_action(a)})" for a in legal[:40])
+        more = f" and {len(legal) - 40} more" if len(legal) > 40 else ""
+        return (
+            f"illegal action {action} ({desc}) for player {self.current} in phase '{self.phase}' "
+            f"of round {self.round}; legal actions: {shown}{more}"
+        )
+
+    # draw phase -------------------------------------------------------------------------------------------
+    def _take_discard(self) -> None:
+        """A.1-8a: take the discard top without penalty; no buying this turn."""
+        p = self.active
+        k = self.discard.pop()
+        self.hands[p][k] += 1
+        self.hand_size[p] += 1
+        self.known[p][k] += 1
+        self.taken_kind = k
+        self.taken_pending = True
+        self.phase = ACT
+        self.current = p
+
+    def _decline_discard(self) -> None:
+        """A.1-8a / A.1-10: declining the discard opens the buy window to the other players."""
+        if self.rules.buying and self.discard:
+            self.last_buyer = -1
+            self._open_window()
+        else:
+            self._active_draws_stock()
+
+    def _open_window(self) -> None:
+        """Ask eligible players in future turn order (nearest first); A.2-1: not the previous buyer; A.2-2: not
+        the active player."""
+        p = self.active
+        self.buy_queue = [
+            (p + i) % self.n
+            for i in range(1, self.n)
+            if (p + i) % self.n != self.last_buyer or not self.rules.consecutive_buy_ban
+        ]
+        if not self.rules.discarder_may_buy:
+            prev = (p - 1) % self.n
+            self.buy_queue = [s for s in self.buy_queue if s != prev]
+        if self.buy_queue and self.discard:
+            self.phase = BUY
+            self.current = self.buy_queue[0]
+        else:
+            self._active_draws_stock()
+
+    def _apply_buy(self, buy: bool) -> None:
+        buyer = self.buy_queue.pop(0)
+        if not buy:
+            if self.buy_queue:
+                self.current = self.buy_queue[0]
+            else:
+                self._active_draws_stock()
+            return
+        # A.1-10: the buyer takes the discard top and the stock top as a penalty card
+        k = self.discard.pop()
+        self.hands[buyer][k] += 1
+        self.hand_size[buyer] += 1
+        self.known[buyer][k] += 1
+        for _ in range(self.rules.buy_penalty_cards):
+            card = self._stock_card()
+            if card < 0:
+                return  # A.2-9: no penalty card to be had: the round ended without a winner
+            self.hands[buyer][card] += 1
+            self.hand_size[buyer] += 1
+        self.last_buyer = buyer
+        if self.discard:
+            self._open_window()
+        else:
+            self._active_draws_stock()
+
+    def _stock_card(self) -> int:
+        """The stock top; A.1-14: reshuffle all discards but the top when empty; -1 (round over) if none."""
+        if not self.stock:
+            if len(self.discard) <= 1:
+                self._end_round(winner=-1, reason="exhausted")
+                return -1
+            top = self.discard[-1]
+            self.stock = shuffled(self.rng, self.discard[:-1])
+            self.discard = [top]
+        return self.stock.pop()
+
+    def _active_draws_stock(self) -> None:
+        p = self.active
+        self.buy_queue = []
+        card = self._stock_card()
+        if card < 0:
+            return
+        self.hands[p][card] += 1
+        self.hand_size[p] += 1
+        self.taken_kind = -1
+        self.taken_pending = False
+        self.phase = ACT
+        self.current = p
+
+    # act phase --------------------------------------------------------------------------------------------
+    def _play_card(self, kind: int) -> None:
+        """Move one card of ``kind`` from the active hand towards the table (public knowledge shrinks)."""
+        p = self.active
+        self.hands[p][kind] -= 1
+        self.hand_size[p] -= 1
+        if self.known[p][kind]:
+            self.known[p][kind] -= 1
+        if kind == self.taken_kind:
+            self.taken_pending = False
+
+    def _apply_act(self, action: int) -> None:
+        lay = self.layout
+        p = self.active
+        if action >= lay.DISCARD and action < lay.DISCARD + NUM_KINDS:
+            kind = action - lay.DISCARD
+            self.hands[p][kind] -= 1
+            self.hand_size[p] -= 1
+            if self.known[p][kind]:
+                self.known[p][kind] -= 1
+            self.discard.append(kind)
+            if self.hand_size[p] == 0:
+                self._end_round(winner=p, reason="out")  # A.1-12: going out = discarding the last card
+            else:
+                self._next_turn()
+        elif action == lay.GO_OUT:
+            self._go_out_final()
+        elif lay.MELD <= action < lay.LAY_OFF:
+            self._declare_meld(action)
+        elif lay.LAY_OFF <= action < lay.SWAP:
+            kind, slot, end = lay.decode_lay_off(action)
+            owner, idx = lay.slot_target(p, slot)
+            self._play_card(kind)
+            lay_off(self.seat_melds[owner][idx], kind, end)
+        else:
+            suit, pos, slot = lay.decode_swap(action)
+            owner, idx = lay.slot_target(p, slot)
+            meld = self.seat_melds[owner][idx]
+            nat = pos_kind(suit, pos)
+            self._play_card(nat)
+            meld.cards[pos - meld.low] = nat
+            self.hands[p][JOKER] += 1
+            self.hand_size[p] += 1
+            self.phase = PLACE_JOKER
+
+    def _declare_meld(self, action: int) -> None:
+        """A.1-9: one meld of the opening; the opening completes when the whole contract is down."""
+        lay = self.layout
+        p = self.active
+        if self.opening_left is None:
+            self.opening_left = self.contract
+            self.opening_runs = []
+        g, r = self.opening_left
+        if action < lay.MELD_RUN:
+            spec = lay.groups[action - lay.MELD]
+            cards = group_spec_cards(spec)
+            meld = Meld(p, GROUP, cards, rank=spec.rank)
+            g -= 1
+        else:
+            spec = lay.runs[action - lay.MELD_RUN]
+            cards = run_spec_cards(spec, lay.run_size)
+            meld = Meld(p, RUN, cards, suit=spec.suit, low=spec.low)
+            self.opening_runs.append((spec.suit, spec.low, meld.high))
+            r -= 1
+        for k in cards:
+            self._play_card(k)
+        self.table.append(meld)
+        self.seat_melds[p].append(meld)
+        if g == 0 and r == 0:
+            self.opening_left = None
+            self.opening_runs = []
+            self.opened[p] = True
+            self.opened_this_turn = True
+            self.phase = ACT
+        else:
+            self.opening_left = (g, r)
+            self.phase = OPENING
+
+    def _go_out_final(self) -> None:
+        """A.1-9 (round 7): the whole hand as exactly three runs, no discard; the round ends."""
+        p = self.active
+        parts = self._final_partition()
+        assert parts is not None
+        for suit, low, cards in parts:
+            meld = Meld(p, RUN, list(cards), suit=suit, low=low)
+            for k in cards:
+                self._play_card(k)
+            self.table.append(meld)
+            self.seat_melds[p].append(meld)
+        self.opened[p] = True
+        self._end_round(winner=p, reason="out")
+
+    def _next_turn(self) -> None:
+        """Pass the turn clockwise; the engine turn cap ends a round that runs too long."""
+        self.active = (self.active + 1) % self.n
+        self.opened_this_turn = False
+        self.taken_kind = -1
+        self.taken_pending = False
+        self.turn += 1
+        if self.turn > self.rules.turn_cap:
+            self._end_round(winner=-1, reason="turn_cap")
+            return
+        self.phase = DRAW
+        self.current = self.active
+
+    # round end --------------------------------------------------------------------------------------------
+    def _end_round(self, winner: int, reason: str) -> None:
+        """A.1-15: everyone but the winner scores the cards in hand; A.1-14: no winner, everyone scores."""
+        penalties = [0 if p == winner else self.penalty(p) for p in range(self.n)]
+        for p in range(self.n):
+            self.scores[p] += penalties[p]
+        self.round_results.append(
+            {"round": self.round, "winner": winner if winner >= 0 else None, "reason": reason, "penalties": penalties}
+        )
+        self._legal = None
+        if self.round_index + 1 < len(self.rounds):
+            self.round_index += 1
+            self.dealer = (self.dealer + 1) % self.n
+            self._deal()
+        else:
+            self.phase = GAME_OVER
+            self.current = -1
+            self.buy_queue = []
+
+    # ----------------------------------------------------------------------------------------------------------
+    # Copying, descriptions, JSON
+    # ----------------------------------------------------------------------------------------------------------
+    def clone(self) -> ContractState:
+        """An independent deep copy (generator included)."""
+        new = copy.copy(self)
+        new.hands = [list(h) for h in self.hands]
+        new.known = [list(h) for h in self.known]
+        new.hand_size = list(self.hand_size)
+        new.stock = list(self.stock)
+        new.discard = list(self.discard)
+        new.table = [m.copy() for m in self.table]
+        mapping = {id(old): nm for old, nm in zip(self.table, new.table)}
+        new.seat_melds = [[mapping[id(m)] for m in ms] for ms in self.seat_melds]
+        new.opened = list(self.opened)
+        new.opening_runs = list(self.opening_runs)
+        new.buy_queue = list(self.buy_queue)
+        new.scores = list(self.scores)
+        new.round_results = copy.deepcopy(self.round_results)
+        new.history = list(self.history)
+        new.rng = copy.deepcopy(self.rng)
+        new._legal = list(self._legal) if self._legal is not None else None
+        return new
+
+    def _meld_of_slot(self, slot: int) -> tuple[int, int, Meld | None]:
+        owner, idx = self.layout.slot_target(self.current if self.current >= 0 else 0, slot)
+        melds = self.seat_melds[owner]
+        return owner, idx, (melds[idx] if idx < len(melds) else None)
+
+    def action_info(self, action: int) -> dict[str, Any]:
+        """Structured description of ``action`` for the player to move (schema in the README)."""
+        lay = self.layout
+        rng = lay.range_of(int(action))
+        name = rng.name
+        actor = self.current if self.current >= 0 else 0
+        if name == "draw_stock":
+            return {"kind": "draw_stock"}
+        if name == "draw_discard":
+            return {"kind": "draw_discard", "card": card_str(self.discard[-1]) if self.discard else None}
+        if name == "buy":
+            return {"kind": "buy", "card": card_str(self.discard[-1]) if self.discard else None}
+        if name == "pass":
+            return {"kind": "pass"}
+        if name == "meld":
+            if action < lay.MELD_RUN:
+                spec = lay.groups[action - lay.MELD]
+                m = Meld(actor, GROUP, group_spec_cards(spec), rank=spec.rank)
+            else:
+                spec = lay.runs[action - lay.MELD_RUN]
+                m = Meld(actor, RUN, run_spec_cards(spec, lay.run_size), suit=spec.suit, low=spec.low)
+            return {"kind": "meld", "meld": m.kind, "cards": m.card_strings()}
+        if name == "lay_off":
+            kind, slot, end = lay.decode_lay_off(action)
+            owner, idx, meld = self._meld_of_slot(slot)
+            end_s = None if (meld is not None and meld.kind == GROUP) else ("low" if end == 0 else "high")
+            return {"kind": "lay_off", "card": card_str(kind), "seat": owner, "meld": idx, "end": end_s}
+        if name == "swap_joker":
+            suit, pos, slot = lay.decode_swap(action)
+            owner, idx, _ = self._meld_of_slot(slot)
+            return {
+                "kind": "swap_joker",
+                "card": card_str(pos_kind(suit, pos)),
+                "seat": owner,
+                "meld": idx,
+                "position": pos,
+            }
+        if name == "place_joker":
+            slot, end = lay.decode_place(action)
+            owner, idx, meld = self._meld_of_slot(slot)
+            end_s = None if (meld is not None and meld.kind == GROUP) else ("low" if end == 0 else "high")
+            return {"kind": "place_joker", "seat": owner, "meld": idx, "end": end_s}
+        if name == "discard":
+            return {"kind": "discard", "card": card_str(action - lay.DISCARD)}
+        return {"kind": "go_out"}
+
+    def describe_action(self, action: int) -> str:
+        """Readable description, e.g. ``buy Q♥ (+ penalty card)`` or ``lay off 8♥ on seat 2's run 5♥–7♥ (high end)``."""
+        info = self.action_info(action)
+        kind = info["kind"]
+        if kind == "draw_stock":
+            return "draw from the stock"
+        if kind == "draw_discard":
+            return f"take {_sym_s(info['card'])} from the discard pile"
+        if kind == "buy":
+            return f"buy {_sym_s(info['card'])} (+ penalty card)"
+        if kind == "pass":
+            return "pass (do not buy)"
+        if kind == "meld":
+            return f"declare {info['meld']} " + " ".join(_sym_s(c) for c in info["cards"])
+        if kind in ("lay_off", "swap_joker", "place_joker"):
+            _, _, meld = self._meld_of_slot(self.layout.slot(self.current, info["seat"], info["meld"]))
+            where = f"seat {info['seat']}'s " + (meld.describe() if meld else f"meld {info['meld']} (not on the table)")
+            if kind == "lay_off":
+                end = f" ({info['end']} end)" if info["end"] else ""
+                return f"lay off {_sym_s(info['card'])} on {where}{end}"
+            if kind == "swap_joker":
+                return f"swap {_sym_s(info['card'])} for the joker in {where}"
+            end = f" ({info['end']} end)" if info["end"] else ""
+            return f"place the freed joker on {where}{end}"
+        if kind == "discard":
+            return f"discard {_sym_s(info['card'])}"
+        return "go out: lay the whole hand as runs"
+
+    def to_json(self) -> dict[str, Any]:
+        """The state in the scenario format (README "JSON state"); ``load_state`` gives back an identical state."""
+        n = self.n
+        return {
+            "profile": self.rules.name,
+            "round": self.round,
+            "dealer": self.dealer,
+            "current_player": self.current,
+            "phase": self.phase,
+            "hands": [[card_str(k) for k in self.hand_cards(p)] for p in range(n)],
+            "discard": [card_str(k) for k in reversed(self.discard)],
+            "stock": [card_str(k) for k in reversed(self.stock)],
+            "table": [m.to_json() for m in self.table],
+            "opened": [p for p in range(n) if self.opened[p] and not (p == self.active and self.opened_this_turn)],
+            "scores": list(self.scores),
+            "active": self.active,
+            "turn": self.turn,
+            "opened_this_turn": self.opened_this_turn,
+            "taken_discard": card_str(self.taken_kind) if self.taken_kind >= 0 else None,
+            "taken_pending": self.taken_pending,
+            "opening_left": list(self.opening_left) if self.opening_left else None,
+            "buy_queue": list(self.buy_queue),
+            "last_buyer": self.last_buyer if self.last_buyer >= 0 else None,
+            "known": [[card_str(k) for k in range(NUM_KINDS) for _ in range(self.known[p][k])] for p in range(n)],
+            "rounds": list(self.rounds),
+            "round_index": self.round_index,
+            "round_results": copy.deepcopy(self.round_results),
+            "num_players": n,
+            "rng": rng_to_json(self.rng),
+        }
+
+    def check_invariants(self) -> None:
+        """Raise ``AssertionError`` if the state breaks an accounting invariant (used by tests and fuzzers)."""
+        total = [0] * NUM_KINDS
+        for p in range(self.n):
+            assert sum(self.hands[p]) == self.hand_size[p], f"hand size of seat {p}"
+            for k in range(NUM_KINDS):
+                assert self.hands[p][k] >= 0
+                assert 0 <= self.known[p][k] <= self.hands[p][k], f"known cards of seat {p}"
+                total[k] += self.hands[p][k]
+        for k in self.stock:
+            total[k] += 1
+        for k in self.discard:
+            total[k] += 1
+        for m in self.table:
+            for k in m.cards:
+                total[k] += 1
+            from ..melds import meld_problem
+
+            assert meld_problem(m, self.rules) is None, f"invalid meld {m}"
+        assert total == self.copies, "every physical card is accounted for exactly once"
+        if self.phase != GAME_OVER:
+            assert self.legal_actions(), "the player to move has a legal action"
+
+
+def _sym_s(text: str | None) -> str:
+    if text is None:
+        return "?"
+    if text.startswith("JK"):
+        return text
+    return _sym(parse_card(text))
+
+
+def _sub_multisets(avail: list[int], size: int, distinct: bool) -> list[tuple[int, ...]]:
+    """Sorted suit tuples of length ``size`` drawable from ``avail`` copies per suit."""
+    out: list[tuple[int, ...]] = []
+    cur: list[int] = []
+
+    def rec(start: int) -> None:
+        if len(cur) == size:
+            out.append(tuple(cur))
+            return
+        for s in range(start, 4):
+            used = cur.count(s)
+            if used < avail[s] and (not distinct or used == 0):
+                cur.append(s)
+                rec(s)
+                cur.pop()
+
+    rec(0)
+    return out
+
+
+def _check_rounds(rules: ContractRules, rounds: Any) -> tuple[int, ...]:
+    if rounds is None:
+        return tuple(range(1, rules.num_rounds + 1))
+    try:
+        out = tuple(int(r) for r in rounds)
+    except (TypeError, ValueError):
+        raise ValueError(f"rounds={rounds!r}: expected a sequence of round numbers 1..{rules.num_rounds}") from None
+    if not out or any(not 1 <= r <= rules.num_rounds for r in out):
+        raise ValueError(f"rounds={rounds!r}: expected a non-empty sequence of round numbers 1..{rules.num_rounds}")
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Loading a scenario / dumped state
+# --------------------------------------------------------------------------------------------------------------
+
+
+def load_state(data: dict[str, Any], rules: ContractRules, seed: int | None = None) -> ContractState:
+    """Build a state from the JSON scenario format; omitted piles are shuffled from the unplaced cards."""
+    if not isinstance(data, dict):
+        raise ScenarioError(f"a scenario must be a dict, got {type(data).__name__}")
+    known_keys = {
+        "profile", "round", "dealer", "current_player", "phase", "hands", "discard", "stock", "table", "opened",
+        "scores", "active", "turn", "opened_this_turn", "taken_discard", "taken_pending", "opening_left",
+        "buy_queue", "last_buyer", "known", "rounds", "round_index", "round_results", "num_players", "rng",
+    }  # fmt: skip
+    unknown = sorted(set(data) - known_keys)
+    if unknown:
+        raise ScenarioError(f"unknown scenario key(s) {unknown}; allowed: {sorted(known_keys)}")
+    if data.get("profile", rules.name) != rules.name:
+        raise ScenarioError(f"scenario is for profile {data.get('profile')!r}, this engine runs {rules.name!r}")
+    n = rules.num_players
+    if "num_players" in data and data["num_players"] != n:
+        raise ScenarioError(f"scenario has num_players={data['num_players']!r}, the rules say {n}")
+    st = ContractState.__new__(ContractState)
+    st.rules = rules
+    st.layout = layout_for(rules)
+    st.n = n
+    st.shoe = Shoe(rules.decks, rules.jokers)
+    st.copies = st.shoe.copies_list()
+    st.seed = seed
+    st.history = []
+    st._legal = None
+    rnd = _int_field(data, "round", 1, 1, rules.num_rounds)
+    if "rounds" in data:
+        st.rounds = _check_rounds(rules, data["rounds"])
+        st.round_index = _int_field(data, "round_index", 0, 0, len(st.rounds) - 1)
+        if st.rounds[st.round_index] != rnd:
+            raise ScenarioError(f"'round' {rnd} is not rounds[round_index] = {st.rounds[st.round_index]}")
+    else:
+        st.rounds = tuple(range(rnd, rules.num_rounds + 1))
+        st.round_index = 0
+    st.rng = rng_from_json(data["rng"]) if "rng" in data else make_rng(seed)
+    st.dealer = _int_field(data, "dealer", 0, 0, n - 1)
+    st._clear_round()
+    scores = data.get("scores", [0] * n)
+    if not isinstance(scores, list) or len(scores) != n or not all(isinstance(s, int) for s in scores):
+        raise ScenarioError(f"'scores' must be a list of {n} integers, got {scores!r}")
+    st.scores = list(scores)
+    st.round_results = copy.deepcopy(data.get("round_results", []))
+    # cards -----------------------------------------------------------------------------------------------
+    used = [0] * NUM_KINDS
+    hands = data.get("hands")
+    if not isinstance(hands, list) or len(hands) != n:
+        raise ScenarioError(f"'hands' must be a list of {n} lists of cards")
+    for p, h in enumerate(hands):
+        if not isinstance(h, list):
+            raise ScenarioError(f"hands[{p}] must be a list of card strings, got {h!r}")
+        for t in h:
+            k = _card(t, f"hands[{p}]")
+            st.hands[p][k] += 1
+            used[k] += 1
+        st.hand_size[p] = len(h)
+    for i, m in enumerate(data.get("table", [])):
+        if not isinstance(m, dict) or set(m) - {"owner", "kind", "cards"}:
+            raise ScenarioError(f"table[{i}] must be a dict with keys owner, kind, cards; got {m!r}")
+        owner = m.get("owner")
+        if not isinstance(owner, int) or not 0 <= owner < n:
+            raise ScenarioError(f"table[{i}]: unknown seat {owner!r} (seats are 0..{n - 1})")
+        try:
+            meld = parse_meld(owner, m.get("kind"), m.get("cards"), rules)  # type: ignore[arg-type]
+        except ValueError as exc:
+            raise ScenarioError(f"table[{i}]: {exc}") from None
+        if len(st.seat_melds[owner]) >= rules.max_melds_per_seat:
+            raise ScenarioError(f"table[{i}]: seat {owner} has more than {rules.max_melds_per_seat} melds")
+        st.table.append(meld)
+        st.seat_melds[owner].append(meld)
+        for k in meld.cards:
+            used[k] += 1
+    piles = {}
+    for key in ("discard", "stock"):
+        if key in data:
+            pile = data[key]
+            if not isinstance(pile, list):
+                raise ScenarioError(f"'{key}' must be a list of card strings (top first)")
+            piles[key] = [_card(t, key) for t in pile][::-1]
+            for k in piles[key]:
+                used[k] += 1
+    for k in range(NUM_KINDS):
+        if used[k] > st.copies[k]:
+            raise ScenarioError(
+                f"the scenario holds {used[k]} copies of {card_str(k)}; the {rules.name} shoe has {st.copies[k]}"
+            )
+    rest = [k for k in range(NUM_KINDS) for _ in range(st.copies[k] - used[k])]
+    if "stock" in piles and "discard" in piles:
+        if rest:
+            raise ScenarioError(f"{len(rest)} card(s) of the shoe are nowhere: {' '.join(map(card_str, rest))}")
+        st.stock, st.discard = piles["stock"], piles["discard"]
+    elif "stock" in piles:
+        st.stock = piles["stock"]
+        st.discard = shuffled(st.rng, rest)
+    else:
+        rest = shuffled(st.rng, rest)
+        if "discard" in piles:
+            st.discard = piles["discard"]
+            st.stock = rest
+        else:
+            st.discard = rest[:1]
+            st.stock = rest[1:]
+    # turn state ------------------------------------------------------------------------------------------
+    phase = data.get("phase", DRAW)
+    if phase not in PHASES:
+        raise ScenarioError(f"unknown phase {phase!r}; allowed: {list(PHASES)}")
+    st.phase = phase
+    default_active = (st.dealer + 1) % n
+    st.active = _int_field(data, "active", data.get("current_player", default_active) if phase != BUY else default_active, 0, n - 1)  # noqa: E501
+    opened = data.get("opened", [])
+    if not isinstance(opened, list) or any(not isinstance(s, int) or not 0 <= s < n for s in opened):
+        raise ScenarioError(f"'opened' must be a list of seats 0..{n - 1}, got {opened!r}")
+    for s in opened:
+        st.opened[s] = True
+    st.opened_this_turn = bool(data.get("opened_this_turn", False))
+    if st.opened_this_turn:
+        st.opened[st.active] = True
+    for s in range(n):
+        if st.seat_melds[s] and not st.opened[s] and not (s == st.active and phase == OPENING):
+            raise ScenarioError(f"seat {s} has melds on the table but is not in 'opened'")
+    st.turn = _int_field(data, "turn", 1, 1, rules.turn_cap)
+    taken = data.get("taken_discard")
+    st.taken_kind = _card(taken, "taken_discard") if taken is not None else -1
+    st.taken_pending = bool(data.get("taken_pending", st.taken_kind >= 0))
+    ol = data.get("opening_left")
+    st.opening_left = tuple(ol) if ol else None  # type: ignore[assignment]
+    if phase == OPENING:
+        if st.opening_left is None:
+            raise ScenarioError("phase 'opening' needs 'opening_left': [groups, runs] still to declare")
+        mine = st.seat_melds[st.active]
+        st.opening_runs = [(m.suit, m.low, m.high) for m in mine if m.kind == RUN]
+    st.buy_queue = list(data.get("buy_queue", []))
+    lb = data.get("last_buyer")
+    st.last_buyer = -1 if lb is None else lb
+    if phase == BUY and not st.buy_queue:
+        p = st.active
+        st.buy_queue = [(p + i) % n for i in range(1, n) if (p + i) % n != st.last_buyer]
+    if phase == BUY and not st.discard:
+        raise ScenarioError("phase 'buy' needs a card on the discard pile")
+    for p, cards in enumerate(data.get("known", [[] for _ in range(n)])):
+        for t in cards:
+            k = _card(t, f"known[{p}]")
+            st.known[p][k] += 1
+            if st.known[p][k] > st.hands[p][k]:
+                raise ScenarioError(f"known[{p}] lists {card_str(k)} more often than hand {p} holds it")
+    if phase == GAME_OVER:
+        st.current = -1
+    elif phase == BUY:
+        st.current = st.buy_queue[0]
+    else:
+        st.current = st.active
+    if "current_player" in data and data["current_player"] != st.current:
+        raise ScenarioError(
+            f"'current_player' {data['current_player']!r} does not match phase '{phase}' (expected {st.current})"
+        )
+    if phase == PLACE_JOKER and not st.hands[st.active][JOKER]:
+        raise ScenarioError("phase 'place_joker' needs the freed joker in the active player's hand")
+    if phase != GAME_OVER and not st.legal_actions():
+        raise ScenarioError(f"the scenario leaves player {st.current} no legal action in phase '{phase}'")
+    return st
+
+
+def _int_field(data: dict[str, Any], key: str, default: int, lo: int, hi: int) -> int:
+    v = data.get(key, default)
+    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+        raise ScenarioError(f"'{key}' must be an integer in {lo}..{hi}, got {v!r}")
+    return v
+
+
+def _card(text: Any, where: str) -> int:
+    try:
+        return parse_card(text)
+    except ValueError as exc:
+        raise ScenarioError(f"{where}: {exc}") from None
+
+
+__all__ = [
+    "ContractState",
+    "load_state",
+    "layout_for",
+    "PHASES",
+    "DRAW",
+    "BUY",
+    "ACT",
+    "OPENING",
+    "PLACE_JOKER",
+    "GAME_OVER",
+    "RANKS",
+    "SUITS",
+    "SUIT_SYMBOLS",
+    "pos_text",
+]

@@ -1,0 +1,564 @@
+"""Pure meld primitives shared by every profile: groups, runs, joker declarations and the contract searches.
+
+Runs live on positions 1..14 (ace low = 1, 2..13, ace high = 14) and never wrap. A run is stored as its suit, its
+lowest position and the kind at each position (``JOKER`` where a joker is declared there), so a joker's
+declaration is explicit and fixed while it stays. A group is stored as its rank and the kinds laid (jokers
+declared as the group's rank). Hands are lists of ``NUM_KINDS`` counts, so one physical card is never counted
+twice. Every function takes the profile's rules object (``group_min``, ``run_min``, ``group_max``,
+``group_distinct_suits``, ``allow_all_joker_melds``, ``forbid_adjacent_same_suit_runs``,
+``opening_runs_distinct_suits``) instead of hard-coding a game.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple, Protocol
+
+from .cards import (
+    JOKER,
+    NUM_RANKS,
+    RANKS,
+    SUIT_SYMBOLS,
+    SUITS,
+    card_str,
+    parse_card,
+    parse_rank,
+)
+
+GROUP = "group"
+RUN = "run"
+MAX_POS = 14  # ace high
+
+
+class MeldRules(Protocol):
+    """The rule fields the meld functions read."""
+
+    group_min: int
+    run_min: int
+    group_max: int | None
+    group_distinct_suits: bool
+    allow_all_joker_melds: bool
+    forbid_adjacent_same_suit_runs: bool
+    opening_runs_distinct_suits: bool
+
+
+def pos_kind(suit: int, pos: int) -> int:
+    """Kind of the natural card at run position ``pos`` (1..14) of ``suit``; both 1 and 14 are the ace."""
+    return suit * NUM_RANKS + (0 if pos == MAX_POS else pos - 1)
+
+
+def pos_text(pos: int) -> str:
+    """Rank text of a run position (1 and 14 are both ``A``)."""
+    return RANKS[0 if pos == MAX_POS else pos - 1]
+
+
+class Meld:
+    """A meld on the table: a group (``rank``) or a run (``suit``, ``low``), with its owner seat."""
+
+    __slots__ = ("owner", "kind", "rank", "suit", "low", "cards")
+
+    def __init__(self, owner: int, kind: str, cards: list[int], rank: int = 0, suit: int = -1, low: int = 0):
+        self.owner = owner
+        self.kind = kind
+        self.cards = cards  # group: kinds as laid; run: kind at positions low..high
+        self.rank = rank
+        self.suit = suit
+        self.low = low
+
+    @property
+    def high(self) -> int:
+        """Highest position of a run."""
+        return self.low + len(self.cards) - 1
+
+    def copy(self) -> Meld:
+        """An independent copy."""
+        return Meld(self.owner, self.kind, list(self.cards), self.rank, self.suit, self.low)
+
+    def card_strings(self) -> list[str]:
+        """Cards as strings with joker declarations: ``JK(6D)`` in a run, ``JK(7)`` in a group."""
+        if self.kind == GROUP:
+            return [f"JK({RANKS[self.rank - 1]})" if k == JOKER else card_str(k) for k in self.cards]
+        out = []
+        for i, k in enumerate(self.cards):
+            if k == JOKER:
+                out.append(f"JK({pos_text(self.low + i)}{SUITS[self.suit]})")
+            else:
+                out.append(card_str(k))
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The scenario-format dict of this meld."""
+        return {"owner": self.owner, "kind": self.kind, "cards": self.card_strings()}
+
+    def describe(self, symbols: bool = True) -> str:
+        """Readable form, e.g. ``run 5♥–8♥`` or ``group 7♣ 7♦ JK``."""
+        if self.kind == GROUP:
+            return "group " + " ".join("JK" if k == JOKER else card_str(k, symbols) for k in self.cards)
+        s = SUIT_SYMBOLS[self.suit] if symbols else SUITS[self.suit]
+        return f"run {pos_text(self.low)}{s}–{pos_text(self.high)}{s}"
+
+    def jokers(self) -> int:
+        """Number of jokers in the meld."""
+        return self.cards.count(JOKER)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Meld) and (
+            self.owner,
+            self.kind,
+            self.cards,
+            self.rank,
+            self.suit,
+            self.low,
+        ) == (other.owner, other.kind, other.cards, other.rank, other.suit, other.low)
+
+    def __repr__(self) -> str:
+        return f"Meld(owner={self.owner}, {self.kind}, {self.card_strings()})"
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Validity of single melds
+# --------------------------------------------------------------------------------------------------------------
+
+
+def group_problem(rank: int, cards: list[int], rules: MeldRules) -> str | None:
+    """Why a group of ``rank`` made of ``cards`` is illegal, or None if it is legal."""
+    if not 1 <= rank <= NUM_RANKS:
+        return f"group rank {rank} out of range"
+    if len(cards) < rules.group_min:
+        return f"a group needs at least {rules.group_min} cards, got {len(cards)}"
+    if rules.group_max is not None and len(cards) > rules.group_max:
+        return f"a group holds at most {rules.group_max} cards, got {len(cards)}"
+    naturals = [k for k in cards if k != JOKER]
+    for k in naturals:
+        if k % NUM_RANKS + 1 != rank:
+            return f"{card_str(k)} does not belong in a group of {RANKS[rank - 1]}s"
+    if not naturals and not rules.allow_all_joker_melds:
+        return "a meld needs at least one natural card"
+    if rules.group_distinct_suits:
+        suits = [k // NUM_RANKS for k in naturals]
+        if len(set(suits)) != len(suits):
+            return "the suits in a set must all differ"
+        if len(cards) > 4:
+            return "a set of distinct suits holds at most 4 cards"
+    return None
+
+
+def run_problem(suit: int, low: int, cards: list[int], rules: MeldRules) -> str | None:
+    """Why a run of ``suit`` from position ``low`` with ``cards`` is illegal, or None if it is legal."""
+    if not 0 <= suit < 4:
+        return f"run suit {suit} out of range"
+    if len(cards) < rules.run_min:
+        return f"a run needs at least {rules.run_min} cards, got {len(cards)}"
+    if low < 1 or low + len(cards) - 1 > MAX_POS:
+        return "a run must stay within positions A(1)..A(14) and cannot wrap around the ace"
+    naturals = 0
+    for i, k in enumerate(cards):
+        if k == JOKER:
+            continue
+        naturals += 1
+        if k != pos_kind(suit, low + i):
+            return f"{card_str(k)} cannot stand at position {pos_text(low + i)}{SUITS[suit]} of this run"
+    if not naturals and not rules.allow_all_joker_melds:
+        return "a meld needs at least one natural card"
+    return None
+
+
+def meld_problem(meld: Meld, rules: MeldRules) -> str | None:
+    """Why a table meld is illegal, or None."""
+    if meld.kind == GROUP:
+        return group_problem(meld.rank, meld.cards, rules)
+    if meld.kind == RUN:
+        return run_problem(meld.suit, meld.low, meld.cards, rules)
+    return f"unknown meld kind {meld.kind!r} (allowed: 'group', 'run')"
+
+
+_JOKER_DECL = re.compile(r"^JK\((.+)\)$", re.IGNORECASE)
+
+
+def parse_meld(owner: int, kind: str, texts: list[str], rules: MeldRules) -> Meld:
+    """Build a table meld from scenario strings (``["5D", "JK(6D)", "7D", "8D"]``); ``ValueError`` if invalid."""
+    if kind not in (GROUP, RUN):
+        raise ValueError(f"unknown meld kind {kind!r} (allowed: 'group', 'run')")
+    if not isinstance(texts, list) or not texts:
+        raise ValueError(f"a meld needs a non-empty list of cards, got {texts!r}")
+    kinds: list[int] = []
+    decl: list[str | None] = []
+    for t in texts:
+        m = _JOKER_DECL.match(t.strip()) if isinstance(t, str) else None
+        if m:
+            kinds.append(JOKER)
+            decl.append(m.group(1).strip().upper())
+        else:
+            k = parse_card(t)
+            kinds.append(k)
+            decl.append(None)
+    if kind == GROUP:
+        ranks = {k % NUM_RANKS + 1 for k in kinds if k != JOKER}
+        for d in decl:
+            if d is not None:
+                ranks.add(parse_rank(d))
+        if len(ranks) != 1:
+            raise ValueError(f"group {texts!r}: cards and joker declarations must share one rank")
+        meld = Meld(owner, GROUP, kinds, rank=ranks.pop())
+    else:
+        suits = set()
+        lows: set[int] | None = None
+        for i, (k, d) in enumerate(zip(kinds, decl)):
+            if k == JOKER and d is None:
+                continue
+            card = k if k != JOKER else parse_card(d)  # type: ignore[arg-type]
+            if card == JOKER:
+                raise ValueError(f"run {texts!r}: a joker must be declared as a natural card, e.g. JK(6D)")
+            suits.add(card // NUM_RANKS)
+            rank = card % NUM_RANKS + 1
+            cand = {1 - i, 14 - i} if rank == 1 else {rank - i}
+            lows = cand if lows is None else lows & cand
+        if len(suits) != 1 or not lows:
+            raise ValueError(f"run {texts!r}: cards are not consecutive positions of one suit")
+        low = min(lows)
+        meld = Meld(owner, RUN, kinds, suit=suits.pop(), low=low)
+    problem = meld_problem(meld, rules)
+    if problem:
+        raise ValueError(f"{kind} {texts!r} is not a valid meld: {problem}")
+    return meld
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Lay-offs onto table melds
+# --------------------------------------------------------------------------------------------------------------
+
+
+def layoff_fits(meld: Meld, kind: int, end: int, rules: MeldRules) -> bool:
+    """Can card ``kind`` be laid off on ``meld``? ``end`` is 0 (group / low end of a run) or 1 (high end)."""
+    if meld.kind == GROUP:
+        if end != 0:
+            return False
+        if rules.group_max is not None and len(meld.cards) >= rules.group_max:
+            return False
+        if kind == JOKER:
+            if rules.group_distinct_suits:
+                return len(meld.cards) < 4
+            return True
+        if kind % NUM_RANKS + 1 != meld.rank:
+            return False
+        if rules.group_distinct_suits:
+            suit = kind // NUM_RANKS
+            if any(k != JOKER and k // NUM_RANKS == suit for k in meld.cards):
+                return False
+            # jokers in a set declare the missing suits: room must remain for them
+            return len(meld.cards) < 4
+        return True
+    pos = meld.low - 1 if end == 0 else meld.low + len(meld.cards)
+    if pos < 1 or pos > MAX_POS:
+        return False
+    return kind == JOKER or kind == pos_kind(meld.suit, pos)
+
+
+def lay_off(meld: Meld, kind: int, end: int) -> None:
+    """Add ``kind`` to ``meld`` at ``end`` (caller checked ``layoff_fits``)."""
+    if meld.kind == GROUP:
+        meld.cards.append(kind)
+    elif end == 0:
+        meld.cards.insert(0, kind)
+        meld.low -= 1
+    else:
+        meld.cards.append(kind)
+
+
+def joker_place_fits(meld: Meld, end: int, rules: MeldRules) -> bool:
+    """Can a freed joker be placed on ``meld`` at ``end``?"""
+    return layoff_fits(meld, JOKER, end, rules)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Catalog of exact-minimum opening melds
+# --------------------------------------------------------------------------------------------------------------
+
+
+class GroupSpec(NamedTuple):
+    """An exact-minimum group of the opening catalog: rank, suits of its naturals (sorted), jokers."""
+
+    rank: int
+    suits: tuple[int, ...]
+    jokers: int
+
+
+class RunSpec(NamedTuple):
+    """An exact-minimum run of the opening catalog: suit, lowest position, bit mask of joker positions."""
+
+    suit: int
+    low: int
+    joker_mask: int
+
+
+def _suit_multisets(size: int, max_copies: int, distinct: bool) -> list[tuple[int, ...]]:
+    out: list[tuple[int, ...]] = []
+
+    def rec(start: int, cur: list[int]) -> None:
+        if len(cur) == size:
+            out.append(tuple(cur))
+            return
+        for s in range(start, 4):
+            if cur.count(s) < (1 if distinct else max_copies):
+                cur.append(s)
+                rec(s, cur)
+                cur.pop()
+
+    rec(0, [])
+    return out
+
+
+def group_catalog(rules: MeldRules, decks: int, jokers: int) -> list[GroupSpec]:
+    """Every exact-minimum group the shoe allows: rank x natural suits x number of jokers."""
+    size = rules.group_min
+    out = []
+    for rank in range(1, NUM_RANKS + 1):
+        for j in range(0, min(size, jokers) + 1):
+            if j == size and not rules.allow_all_joker_melds:
+                continue
+            for suits in _suit_multisets(size - j, decks, rules.group_distinct_suits):
+                out.append(GroupSpec(rank, suits, j))
+    return out
+
+
+def run_catalog(rules: MeldRules, jokers: int) -> list[RunSpec]:
+    """Every exact-minimum run: suit x lowest position x joker positions (at most ``jokers`` of them)."""
+    size = rules.run_min
+    out = []
+    for suit in range(4):
+        for low in range(1, MAX_POS - size + 2):
+            for mask in range(1 << size):
+                nj = bin(mask).count("1")
+                if nj > jokers or (nj == size and not rules.allow_all_joker_melds):
+                    continue
+                out.append(RunSpec(suit, low, mask))
+    return out
+
+
+def group_spec_cards(spec: GroupSpec) -> list[int]:
+    """Kinds of a catalog group, naturals first then jokers."""
+    return [s * NUM_RANKS + spec.rank - 1 for s in spec.suits] + [JOKER] * spec.jokers
+
+
+def run_spec_cards(spec: RunSpec, size: int) -> list[int]:
+    """Kinds of a catalog run at positions low..low+size-1."""
+    return [JOKER if spec.joker_mask >> i & 1 else pos_kind(spec.suit, spec.low + i) for i in range(size)]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Searches
+# --------------------------------------------------------------------------------------------------------------
+
+
+def runs_adjacent(suit_a: int, low_a: int, high_a: int, suit_b: int, low_b: int, high_b: int) -> bool:
+    """Two same-suit runs touch end to end (b starts right after a ends, or the reverse): A.1-7."""
+    return suit_a == suit_b and (low_b == high_a + 1 or low_a == high_b + 1)
+
+
+def _run_conflicts(suit: int, low: int, high: int, chosen: list[tuple[int, int, int]], rules: MeldRules) -> bool:
+    for s, lo, hi in chosen:
+        if rules.opening_runs_distinct_suits and s == suit:
+            return True
+        if rules.forbid_adjacent_same_suit_runs and s == suit and (lo == high + 1 or low == hi + 1):
+            return True
+    return False
+
+
+def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -> bool:
+    """Can ``g`` groups of minimum size be made from ``counts`` (naturals) plus ``jokers`` jokers?"""
+    if g == 0:
+        return True
+    size = rules.group_min
+    if not rules.group_distinct_suits:
+        free = 0
+        partial: list[int] = []
+        for r in range(NUM_RANKS):
+            n = counts[r] + counts[r + 13] + counts[r + 26] + counts[r + 39]
+            free += n // size
+            if n % size:
+                partial.append(size - n % size)
+        if free >= g:
+            return True
+        need = g - free
+        partial.sort()
+        for cost in partial:
+            if jokers < cost:
+                return False
+            jokers -= cost
+            need -= 1
+            if need == 0:
+                return True
+        if not rules.allow_all_joker_melds:
+            return False
+        return jokers >= need * size
+    # distinct suits: for m groups of one rank, naturals usable = min(size*m, sum_s min(c_s, m))
+    best = [0] + [10**9] * g  # best[k] = fewest jokers for k groups so far
+    for r in range(NUM_RANKS):
+        cs = (counts[r], counts[r + 13], counts[r + 26], counts[r + 39])
+        if not any(cs) and not rules.allow_all_joker_melds:
+            continue
+        costs = [0]
+        for m in range(1, g + 1):
+            nat = min(size * m, sum(min(c, m) for c in cs))
+            if nat < m and not rules.allow_all_joker_melds:
+                break
+            costs.append(size * m - nat)
+        new = list(best)
+        for k in range(g + 1):
+            if best[k] >= 10**9:
+                continue
+            for m in range(1, len(costs)):
+                if k + m > g:
+                    break
+                c = best[k] + costs[m]
+                if c < new[k + m]:
+                    new[k + m] = c
+        best = new
+    return best[g] <= jokers
+
+
+def can_make_contract(
+    counts: list[int],
+    groups: int,
+    runs: int,
+    rules: MeldRules,
+    declared_runs: tuple[tuple[int, int, int], ...] = (),
+) -> bool:
+    """Exact: can ``groups`` minimum groups and ``runs`` minimum runs be made from disjoint cards of ``counts``?
+
+    ``declared_runs`` are (suit, low, high) runs already laid in the same opening: new runs must respect the
+    adjacency / distinct-suit rules against them. Runs take naturals wherever the hand has them: a joker can
+    stand in for any natural elsewhere, so this loses no solution.
+    """
+    size_g, size_r = rules.group_min, rules.run_min
+    total = sum(counts)
+    if total < groups * size_g + runs * size_r:
+        return False
+    c = list(counts)
+    jokers = c[JOKER]
+    chosen = list(declared_runs)
+    span = size_r - 1
+
+    def rec(r_left: int, start: int, jokers: int) -> bool:
+        if r_left == 0:
+            return _groups_possible(c, jokers, groups, rules)
+        for idx in range(start, 4 * (MAX_POS - span)):
+            suit, low0 = divmod(idx, MAX_POS - span)
+            low = low0 + 1
+            high = low + span
+            base = suit * NUM_RANKS
+            need = 0
+            for p in range(low, high + 1):
+                if c[base + (0 if p == MAX_POS else p - 1)] == 0:
+                    need += 1
+            if need > jokers:
+                continue
+            if need == size_r and not rules.allow_all_joker_melds:
+                continue
+            if chosen and _run_conflicts(suit, low, high, chosen, rules):
+                continue
+            used = []
+            for p in range(low, high + 1):
+                k = base + (0 if p == MAX_POS else p - 1)
+                if c[k]:
+                    c[k] -= 1
+                    used.append(k)
+            chosen.append((suit, low, high))
+            ok = rec(r_left - 1, idx, jokers - need)
+            chosen.pop()
+            for k in used:
+                c[k] += 1
+            if ok:
+                return True
+        return False
+
+    return rec(runs, 0, jokers)
+
+
+def final_partition(counts: list[int], n_runs: int, rules: MeldRules) -> list[tuple[int, int, list[int]]] | None:
+    """Split the whole hand into exactly ``n_runs`` runs (each >= ``run_min``); None if impossible.
+
+    Returns (suit, low, kinds at positions) per run. Same-suit runs obey the profile's adjacency /
+    distinct-suit rules. Naturals are placed greedily (a joker can swap with any natural), the lowest
+    uncovered natural first, so the search is exact.
+    """
+    c = list(counts)
+    total = sum(c)
+    if total < n_runs * rules.run_min:
+        return None
+    chosen: list[tuple[int, int, int]] = []
+    result: list[tuple[int, int, list[int]]] = []
+
+    def first_natural() -> int:
+        for k in range(52):
+            if c[k]:
+                return k
+        return -1
+
+    def rec(runs_left: int, jokers: int) -> bool:
+        k = first_natural()
+        if k < 0:
+            # only jokers left: all-joker runs, if allowed
+            if runs_left == 0:
+                return jokers == 0
+            if not rules.allow_all_joker_melds:
+                return False
+            # jokers-only runs can take any free suit/position; enough jokers is all that matters
+            if jokers >= runs_left * rules.run_min:
+                for _ in range(runs_left):
+                    take = rules.run_min if _ < runs_left - 1 else jokers - rules.run_min * (runs_left - 1)
+                    for suit in range(4):
+                        for low in range(1, MAX_POS - take + 2):
+                            if not _run_conflicts(suit, low, low + take - 1, chosen, rules):
+                                chosen.append((suit, low, low + take - 1))
+                                result.append((suit, low, [JOKER] * take))
+                                break
+                        else:
+                            continue
+                        break
+                    else:
+                        return False
+                return True
+            return False
+        if runs_left == 0:
+            return False
+        suit, rank = divmod(k, NUM_RANKS)
+        positions = (1, MAX_POS) if rank == 0 else (rank + 1,)
+        base = suit * NUM_RANKS
+        for p in positions:
+            for low in range(max(1, p - MAX_POS + 1), p + 1):
+                for high in range(max(p, low + rules.run_min - 1), MAX_POS + 1):
+                    need = 0
+                    for q in range(low, high + 1):
+                        if c[base + (0 if q == MAX_POS else q - 1)] == 0:
+                            need += 1
+                    # the positions below p in this run must be jokers or naturals (all naturals there
+                    # are already covered since k is the lowest uncovered natural, except same-kind copies)
+                    if need > jokers:
+                        break  # longer runs only need more jokers
+                    if _run_conflicts(suit, low, high, chosen, rules):
+                        continue
+                    cards = []
+                    for q in range(low, high + 1):
+                        kk = base + (0 if q == MAX_POS else q - 1)
+                        if c[kk]:
+                            c[kk] -= 1
+                            cards.append(kk)
+                        else:
+                            cards.append(JOKER)
+                    chosen.append((suit, low, high))
+                    result.append((suit, low, cards))
+                    if rec(runs_left - 1, jokers - need):
+                        return True
+                    result.pop()
+                    chosen.pop()
+                    for kk in cards:
+                        if kk != JOKER:
+                            c[kk] += 1
+        return False
+
+    jokers = c[JOKER]
+    c[JOKER] = 0
+    if rec(n_runs, jokers):
+        return result
+    return None

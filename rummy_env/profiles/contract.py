@@ -1,0 +1,100 @@
+"""Profile ``contract``: Contract Rummy for exactly 4 players (document 000, spec A.1/A.2).
+
+Every choice the spec lists as a resolution (A.2) is a field of the frozen ``ContractRules`` object, with the
+adopted value as default, so a user can switch it: ``ContractRules(forbid_rediscard=False)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ContractRules:
+    """Frozen rules object of the Contract Rummy family (profiles ``contract`` and ``contract_gamerules``)."""
+
+    name: str = "contract"
+    #: players at the table (A.1-1: exactly 4)
+    num_players: int = 4
+    min_players: int = 4
+    max_players: int = 4
+    #: shoe: decks of 52 and jokers (A.1-1: 2 x 52 + 3 JK = 107)
+    decks: int = 2
+    jokers: int = 3
+    #: cards dealt in rounds 1..7 (A.1-2)
+    hand_sizes: tuple[int, ...] = (10, 10, 10, 12, 12, 12, 12)
+    #: contract of rounds 1..7 as (groups, runs) (A.1-6)
+    contracts: tuple[tuple[int, int], ...] = ((2, 0), (1, 1), (0, 2), (3, 0), (2, 1), (1, 2), (0, 3))
+    #: minimum group / run length (A.1-3, A.1-4)
+    group_min: int = 3
+    run_min: int = 4
+    #: largest group (None: no cap, A.1-3) and whether its suits must differ (no, A.1-3)
+    group_max: int | None = None
+    group_distinct_suits: bool = False
+    #: the opening uses exactly the minimum lengths (A.1-9)
+    exact_minimum_opening: bool = True
+    #: same-suit runs of one opening must not be adjacent (A.1-7); jokers count by declaration (A.2-7)
+    forbid_adjacent_same_suit_runs: bool = True
+    #: the runs of one opening must have pairwise different suits (not in this profile)
+    opening_runs_distinct_suits: bool = False
+    #: last round: the whole hand after drawing is laid as runs at once, no discard (A.1-9)
+    final_round_all_at_once: bool = True
+    #: lay-offs / joker swaps only from the next own turn after opening (A.1-9, A.1-11, A.2-13)
+    layoff_on_opening_turn: bool = False
+    #: out-of-turn buying (A.1-10) and its penalty cards from the stock
+    buying: bool = True
+    buy_penalty_cards: int = 1
+    #: A.2-1: the buyer of the previous card of the same buy chain may not buy the next one
+    consecutive_buy_ban: bool = True
+    #: A.2-3: the player who discarded the card may buy it back
+    discarder_may_buy: bool = True
+    #: A.2-4: the card taken from the discard pile may not be discarded in the same turn
+    forbid_rediscard: bool = True
+    #: A.2-6: a meld made only of jokers is legal
+    allow_all_joker_melds: bool = True
+    #: engine safety limit: turns per round before the round ends without a winner (README, top)
+    turn_cap: int = 400
+
+    def __post_init__(self) -> None:
+        problems = []
+        if not self.min_players <= self.num_players <= self.max_players:
+            problems.append(f"num_players={self.num_players} (allowed {self.min_players}..{self.max_players})")
+        if len(self.hand_sizes) != len(self.contracts):
+            problems.append("hand_sizes and contracts must have one entry per round")
+        if self.turn_cap < 1:
+            problems.append(f"turn_cap={self.turn_cap} (must be >= 1)")
+        if self.decks < 1 or self.jokers < 0:
+            problems.append(f"decks={self.decks}, jokers={self.jokers} (need decks >= 1, jokers >= 0)")
+        if self.group_min < 2 or self.run_min < 2:
+            problems.append("group_min and run_min must be >= 2")
+        deal = self.num_players * max(self.hand_sizes) + 1
+        if deal > self.decks * 52 + self.jokers:
+            problems.append(f"{self.num_players} hands of {max(self.hand_sizes)} + 1 upcard exceed the shoe")
+        if problems:
+            raise ValueError(f"bad {self.name} rules: " + "; ".join(problems))
+
+    @property
+    def num_rounds(self) -> int:
+        """Rounds in a full session."""
+        return len(self.contracts)
+
+    @property
+    def max_melds_per_seat(self) -> int:
+        """Most melds one seat can have on the table (the largest contract)."""
+        return max(g + r for g, r in self.contracts)
+
+    def is_final_all_at_once(self, round_no: int) -> bool:
+        """Whether ``round_no`` (1-based) is a round that must be gone out in one action."""
+        return self.final_round_all_at_once and round_no == self.num_rounds
+
+    def with_overrides(self, **overrides: Any) -> ContractRules:
+        """A copy with some fields changed; unknown names raise ``ValueError`` listing the allowed ones."""
+        names = {f.name for f in fields(self)}
+        unknown = sorted(set(overrides) - names)
+        if unknown:
+            raise ValueError(f"unknown {self.name} rule field(s) {unknown}; allowed: {sorted(names)}")
+        return replace(self, **overrides)
+
+
+CONTRACT = ContractRules()
