@@ -736,6 +736,22 @@ class ContractState:
             return {"kind": "discard", "card": card_str(action - lay.DISCARD)}
         return {"kind": "go_out"}
 
+    def find_action(self, **info: Any) -> int:
+        """The legal action whose ``action_info`` contains every given key/value; ``ValueError`` if none or several.
+
+        Example: ``state.find_action(kind="lay_off", card="8H", seat=2, meld=0, end="high")``.
+        """
+        hits = [a for a in self.legal_actions() if _info_matches(self.action_info(a), info)]
+        if len(hits) != 1:
+            legal = [self.action_info(a) for a in self.legal_actions()]
+            what = "no legal action" if not hits else f"{len(hits)} legal actions"
+            raise ValueError(f"{what} match {info!r}; legal actions: {legal}")
+        return hits[0]
+
+    def legal_action_infos(self) -> list[tuple[int, dict[str, Any]]]:
+        """(id, action_info) of every legal action."""
+        return [(a, self.action_info(a)) for a in self.legal_actions()]
+
     def describe_action(self, action: int) -> str:
         """Readable description, e.g. ``buy Q♥ (+ penalty card)`` or ``lay off 8♥ on seat 2's run 5♥–7♥ (high end)``."""
         info = self.action_info(action)
@@ -817,6 +833,23 @@ class ContractState:
         assert total == self.copies, "every physical card is accounted for exactly once"
         if self.phase != GAME_OVER:
             assert self.legal_actions(), "the player to move has a legal action"
+
+
+def _info_matches(info: dict[str, Any], want: dict[str, Any]) -> bool:
+    for key, val in want.items():
+        have = info.get(key, _MISSING)
+        if key == "card" and isinstance(val, str) and isinstance(have, str) and not val.startswith("JK"):
+            if parse_card(val) != parse_card(have):
+                return False
+        elif key == "cards" and isinstance(val, list) and isinstance(have, list):
+            if sorted(have) != sorted(val):
+                return False
+        elif have != val:
+            return False
+    return True
+
+
+_MISSING = object()
 
 
 def _sym_s(text: str | None) -> str:
