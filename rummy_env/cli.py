@@ -1,0 +1,180 @@
+"""The ``rummy`` command line: ``rummy run`` (random-play sessions), ``rummy bench`` (throughput), ``rummy fuzz``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from typing import Any
+
+from .engine import new_state
+from .profiles import PROFILES
+
+ENGINE_PROFILES = ("contract",)
+
+
+def _finished_profiles() -> list[str]:
+    from . import engine
+
+    out = []
+    for name in PROFILES:
+        try:
+            engine.new_state(name, seed=0)
+        except ValueError:
+            continue
+        out.append(name)
+    return out
+
+
+def play_random_sessions(profile: str, sessions: int, seed: int, num_players: int | None = None) -> dict[str, Any]:
+    """Play ``sessions`` seeded sessions with uniformly random legal moves; standings and throughput."""
+    overrides: dict[str, Any] = {}
+    if num_players is not None:
+        overrides["num_players"] = num_players
+    decisions = 0
+    wins: list[float] = []
+    totals: list[float] = []
+    rounds = 0
+    capped = 0
+    start = time.perf_counter()
+    for i in range(sessions):
+        state = new_state(profile, seed=seed + i, **overrides)
+        rng = random.Random(seed + i)
+        n = state.n
+        if not wins:
+            wins = [0.0] * n
+            totals = [0.0] * n
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+            decisions += 1
+        w = state.winners()
+        for p in w:
+            wins[p] += 1 / len(w)
+        for p in range(n):
+            totals[p] += state.scores[p]
+        rounds += len(state.round_results)
+        capped += sum(r["reason"] == "turn_cap" for r in state.round_results)
+    secs = time.perf_counter() - start
+    return {
+        "profile": profile,
+        "sessions": sessions,
+        "seed": seed,
+        "wins_per_seat": wins,
+        "mean_total_per_seat": [t / sessions for t in totals],
+        "mean_round_penalty_per_seat": [t / max(rounds, 1) * sessions / sessions for t in totals],
+        "rounds": rounds,
+        "turn_cap_rounds": capped,
+        "decisions": decisions,
+        "seconds": secs,
+        "decisions_per_second": decisions / secs if secs else 0.0,
+        "sessions_per_second": sessions / secs if secs else 0.0,
+    }
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    profiles = args.profile or _finished_profiles()
+    for profile in profiles:
+        res = play_random_sessions(profile, args.sessions, args.seed)
+        n = len(res["wins_per_seat"])
+        print(f"== {profile}: {res['sessions']} sessions of random legal play (seed {res['seed']}) ==")
+        print(f"{'seat':>6} {'wins':>8} {'mean total penalty':>20} {'mean per round':>16}")
+        per_round = [t * res["sessions"] / max(res["rounds"], 1) for t in res["mean_total_per_seat"]]
+        for p in range(n):
+            print(f"{p:>6} {res['wins_per_seat'][p]:>8.2f} {res['mean_total_per_seat'][p]:>20.1f} {per_round[p]:>16.1f}")
+        print(
+            f"rounds {res['rounds']}, turn-cap rounds {res['turn_cap_rounds']}, decisions {res['decisions']}, "
+            f"{res['decisions_per_second']:,.0f} decisions/s, {res['sessions_per_second']:.2f} sessions/s"
+        )
+        if args.json:
+            print(json.dumps(res))
+    return 0
+
+
+def bench_engine(profile: str, seconds: float, seed: int = 0) -> dict[str, Any]:
+    """Random legal play on the bare engine: decisions/s, sessions/s, time share of legal-action generation."""
+    decisions = sessions = 0
+    t_legal = 0.0
+    start = time.perf_counter()
+    i = 0
+    while time.perf_counter() - start < seconds:
+        state = new_state(profile, seed=seed + i)
+        rng = random.Random(seed + i)
+        i += 1
+        while not state.is_terminal():
+            t0 = time.perf_counter()
+            legal = state.legal_actions()
+            t_legal += time.perf_counter() - t0
+            state.apply(legal[rng.randrange(len(legal))])
+            decisions += 1
+        sessions += 1
+    secs = time.perf_counter() - start
+    return {
+        "profile": profile,
+        "layer": "engine",
+        "decisions": decisions,
+        "sessions": sessions,
+        "seconds": round(secs, 2),
+        "decisions_per_second": round(decisions / secs),
+        "sessions_per_second": round(sessions / secs, 3),
+        "legal_actions_time_share": round(t_legal / secs, 3),
+    }
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    profiles = args.profile or _finished_profiles()
+    for profile in profiles:
+        res = bench_engine(profile, args.seconds, args.seed)
+        print(json.dumps(res))
+        if not args.engine_only:
+            try:
+                from .bench import bench_env
+            except ImportError:
+                continue
+            print(json.dumps(bench_env(profile, args.seconds, args.seed)))
+    return 0
+
+
+def _cmd_fuzz(args: argparse.Namespace) -> int:
+    from .fuzz import fuzz
+
+    res = fuzz(profile=args.profile, decisions=args.decisions, seed=args.seed)
+    print(json.dumps(res, indent=2))
+    return 1 if res.get("violations") else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``rummy`` console script."""
+    parser = argparse.ArgumentParser(prog="rummy", description="rummy_env command line")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("run", help="play seeded sessions with random legal moves and print the standings")
+    p.add_argument("--profile", nargs="*", help="profiles to play (default: every finished profile)")
+    p.add_argument("--sessions", type=int, default=20, help="sessions per profile (default 20)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first session (default 0)")
+    p.add_argument("--json", action="store_true", help="also print the results as JSON")
+    p.set_defaults(func=_cmd_run)
+    p = sub.add_parser("bench", help="measure throughput of the engines and environments")
+    p.add_argument("--profile", nargs="*", help="profiles (default: every finished profile)")
+    p.add_argument("--seconds", type=float, default=10.0, help="wall-clock budget per measurement (default 10)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--engine-only", action="store_true", help="skip the PettingZoo environment measurement")
+    p.set_defaults(func=_cmd_bench)
+    p = sub.add_parser("fuzz", help="random self-play with invariant checks after every action")
+    p.add_argument("--profile", default="contract")
+    p.add_argument("--decisions", type=int, default=500_000)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_cmd_fuzz)
+    args = parser.parse_args(argv)
+    if getattr(args, "sessions", 1) is not None and getattr(args, "sessions", 1) < 1:
+        parser.error("--sessions must be >= 1")
+    try:
+        return int(args.func(args))
+    except ValueError as exc:
+        print(f"rummy: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,499 @@
+"""Continental going-out check: can a 15-card hand be split into runs of 3+3+3+3+3, 4+4+4+3 or 5+4+3+3?
+
+Rules (README "Profile continental", C.1 items 3-4 and C.2): runs only, each run is >= 3 consecutive positions of
+one suit on positions 1..14 (ace low = 1, 2..13, ace high = 14, no K-A-2 wrap), one card per position, a physical
+card in one run only. All 2s and jokers are wild and take a declared position; a 2 may sit at its own position
+but still counts as a deuce, never as the run's natural. Every run holds >= 1 natural (not a 2, not a joker).
+Same-suit runs may touch or overlap. The whole hand (exactly the pattern's total) must be used.
+
+Algorithm. Every natural sits in a run of its own suit and the runs use exactly ``sum(pattern)`` = hand size
+slots, so the number of wild slots always equals the number of wilds: the problem splits by suit. For each suit a
+left-to-right dynamic programme over positions (state: the open runs as (start, has-a-natural) pairs and the
+multiset of closed run lengths) gives every multiset of run lengths that can hold exactly that suit's naturals;
+the suits' multisets are then combined against the patterns. Wilds are fungible, so only their number matters.
+Cheap exact-safe pre-filters run first: the hand size, and a lower bound on the number of runs per suit (greedy
+covering of the naturals by windows of the longest run length, counting duplicates twice) that rejects almost
+every random hand in a few microseconds. Per-suit results are memoised (bounded cache).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterable, Sequence
+from itertools import combinations
+from typing import NamedTuple
+
+from .cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS
+
+RUN_LENGTH_PATTERNS: tuple[tuple[int, ...], ...] = ((3, 3, 3, 3, 3), (4, 4, 4, 3), (5, 4, 3, 3))
+MIN_RUN = 3
+MAX_POS = 14  # ace high
+DEUCE_KINDS = tuple(s * NUM_RANKS + 1 for s in range(NUM_SUITS))
+NO_WILD_W = 10  # W when the hand holds no 2 and no joker
+
+_LOW = sum(1 << (8 * i) for i in range(MAX_POS))  # bit 0 of each of the 14 position bytes
+_HIGH_BITS = _LOW * 0xFC  # any byte >= 4
+_NO_DEUCE = (1 << (8 * NUM_RANKS)) - 1 - (0xFF << 8)  # the 13 rank bytes less the 2's byte
+_ACE_HIGH_BIT = 1 << (8 * (MAX_POS - 1))
+_CACHE_LIMIT = 200_000
+
+
+class Run(NamedTuple):
+    """One run of a split: its suit, lowest position (1..14) and the kinds at positions low..low+len-1."""
+
+    suit: int
+    low: int
+    cards: list[int]
+
+
+def count_wilds(counts: Sequence[int]) -> tuple[int, int]:
+    """Number of 2s (any suit, wild or at their own place) and number of jokers in a hand."""
+    return counts[1] + counts[14] + counts[27] + counts[40], counts[JOKER]
+
+
+def payment_w(counts: Sequence[int]) -> int:
+    """Payment term W: #2s + 2 * #jokers if that is > 0, else 10."""
+    twos, jokers = count_wilds(counts)
+    w = twos + 2 * jokers
+    return w if w > 0 else NO_WILD_W
+
+
+def _min_windows(m1: int, m2: int, win: int, limit: int) -> int:
+    """Fewest windows (``win`` bytes) covering byte-mask m1 once and m2 twice; stops once above ``limit``."""
+    n = 0
+    while m1:
+        low = m1 & -m1
+        w = low * win
+        if m2 & low:
+            n += 2
+            m1 &= ~w
+        else:
+            n += 1
+            m1 = (m1 & ~w) | (m2 & w)
+        m2 &= ~w
+        if n > limit:
+            break
+    return n
+
+
+class _Solver:
+    """Run-length rules (patterns, min_run) with their derived tables and per-suit memo."""
+
+    def __init__(self, patterns: Iterable[Iterable[int]], min_run: int) -> None:
+        """Validate the patterns and build the length-multiset codes."""
+        pats = tuple(tuple(sorted((int(x) for x in p), reverse=True)) for p in patterns)
+        if not pats or any(not p for p in pats):
+            raise ValueError(f"run length patterns must be non-empty, got {patterns!r}")
+        for p in pats:
+            for length in p:
+                if not max(1, min_run) <= length <= MAX_POS:
+                    raise ValueError(f"run length {length} in {p} is outside {max(1, min_run)}..{MAX_POS}")
+            if len(p) > 200:
+                raise ValueError(f"pattern {p} has too many runs")
+        self.patterns = pats
+        self.min_run = min_run
+        self.lengths = tuple(sorted({x for p in pats for x in p}))
+        self.maxlen = self.lengths[-1]
+        self.maxruns = max(len(p) for p in pats)
+        self.hand_sizes = frozenset(sum(p) for p in pats)
+        self.win = sum(1 << (8 * i) for i in range(self.maxlen))
+        # a multiset of run lengths is coded with one byte per length: code[L] = 256 ** (L - 1)
+        self.code = {x: 1 << (8 * (x - 1)) for x in self.lengths}
+        self.pattern_code = {sum(self.code[x] for x in p): p for p in pats}
+        self.subs: dict[int, int] = {}  # code of every sub-multiset of a pattern -> its number of runs
+        for p in pats:
+            self._add_subs(p)
+        self.slots = {c: sum(x * ((c >> (8 * (x - 1))) & 0xFF) for x in self.lengths) for c in self.subs}
+        # the ways to open k runs at one position: (code added, lengths), for k = 0..maxruns
+        self.openings: list[list[tuple[int, tuple[int, ...]]]] = [[(0, ())]]
+        for _ in range(self.maxruns):
+            prev = self.openings[-1]
+            nxt = {}
+            for c, ls in prev:
+                for x in self.lengths:
+                    if not ls or x >= ls[-1]:
+                        nxt[(c + self.code[x], (*ls, x))] = None
+            self.openings.append(list(nxt))
+        self.cache: dict[int, frozenset[int]] = {}
+
+    def _add_subs(self, pattern: tuple[int, ...]) -> None:
+        """Add every sub-multiset of ``pattern`` to ``subs``."""
+        items = sorted(set(pattern))
+        mult = [pattern.count(x) for x in items]
+
+        def rec(i: int, code: int, runs: int) -> None:
+            if i == len(items):
+                self.subs[code] = runs
+                return
+            for c in range(mult[i] + 1):
+                rec(i + 1, code + c * self.code[items[i]], runs + c)
+
+        rec(0, 0, 0)
+
+    # ----------------------------------------------------------------- hot path
+
+    def can_go_out(self, counts: Sequence[int]) -> bool:
+        """Exact going-out test (see module doc)."""
+        found = self._suits(counts)
+        return found is not None and self._combine(self._suit_options(*found), found[0]) is not None
+
+    def _suits(self, counts: Sequence[int]) -> tuple[int, int, list[int], list[int]] | None:
+        """(total, wilds, per-suit keys, per-suit run lower bounds) of the suits holding naturals, or None if
+        the hand size or the run-count bound already rules the hand out."""
+        if not isinstance(counts, list | tuple):
+            counts = [int(x) for x in counts]
+        if len(counts) != NUM_KINDS:
+            raise ValueError(f"counts must have {NUM_KINDS} entries, got {len(counts)}")
+        total = sum(counts)
+        if total not in self.hand_sizes:
+            return None
+        try:
+            bs = bytes(counts)
+        except ValueError:
+            raise ValueError(f"counts must be integers 0..255, got {list(counts)!r}") from None
+        keys = []
+        bounds = []
+        bound = 0
+        maxruns = self.maxruns
+        win = self.win
+        for b in (0, 13, 26, 39):
+            key = int.from_bytes(bs[b : b + 13], "little") & _NO_DEUCE
+            if not key:
+                continue
+            keys.append(key)
+            rest = key & ~0xFF
+            if rest & _HIGH_BITS or rest & (rest >> 1) & _LOW:
+                bounds.append(1)  # a count >= 3 (never with a 2-deck shoe): only the trivial bound
+                bound += 1
+                continue
+            m1 = (rest | (rest >> 1)) & _LOW
+            m2 = (rest >> 1) & _LOW
+            left = maxruns - bound
+            aces = key & 0xFF
+            if aces == 0:
+                n = _min_windows(m1, m2, win, left)
+            elif aces == 1:
+                n = _min_windows(m1 | 1, m2, win, left)
+                n = min(n, _min_windows(m1 | _ACE_HIGH_BIT, m2, win, n))
+            elif aces == 2:
+                n = _min_windows(m1 | 1, m2 | 1, win, left)
+                n = min(n, _min_windows(m1 | 1 | _ACE_HIGH_BIT, m2, win, n))
+                n = min(n, _min_windows(m1 | _ACE_HIGH_BIT, m2 | _ACE_HIGH_BIT, win, n))
+            else:
+                n = max(1, _min_windows(m1, m2, win, left))
+            bound += n
+            if bound > maxruns:
+                return None
+            bounds.append(n)
+        if not keys:
+            return None
+        wilds = counts[1] + counts[14] + counts[27] + counts[40] + counts[52]
+        return total, wilds, keys, bounds
+
+    def _suit_options(self, total: int, wilds: int, keys: list[int], bounds: list[int]) -> list[frozenset[int]]:
+        """Per suit, the length-multiset codes its naturals can fill, within what the other suits leave over."""
+        spare_runs = self.maxruns - sum(bounds)
+        return [self._options(key, _key_size(key) + wilds, spare_runs + bd) for key, bd in zip(keys, bounds, strict=True)]
+
+    def _combine(self, options: list[frozenset[int]], total: int) -> list[int] | None:
+        """One length-multiset code per suit whose sum is a pattern of ``total`` cards, or None."""
+        subs = self.subs
+        reach: dict[int, list[int]] = {0: []}
+        for opts in options:
+            nxt: dict[int, list[int]] = {}
+            for a, chosen in reach.items():
+                for o in opts:
+                    c = a + o
+                    if c in subs and c not in nxt:
+                        nxt[c] = [*chosen, o]
+            if not nxt:
+                return None
+            reach = nxt
+        for c, chosen in reach.items():
+            p = self.pattern_code.get(c)
+            if p is not None and sum(p) == total:
+                return chosen
+        return None
+
+    def _options(self, key: int, max_slots: int, max_runs: int) -> frozenset[int]:
+        """Memoised length-multiset codes (<= max_slots cards, <= max_runs runs) for one suit's naturals ``key``."""
+        ck = key | (max_slots << 112) | (max_runs << 124)
+        res = self.cache.get(ck)
+        if res is None:
+            if len(self.cache) >= _CACHE_LIMIT:
+                self.cache.clear()
+            out: set[int] = set()
+            for nat in _ace_splits(key):
+                out |= self._suit_dp(nat, max_slots, max_runs)
+            res = frozenset(out)
+            self.cache[ck] = res
+        return res
+
+    def _suit_dp(self, nat: list[int], max_slots: int, max_runs: int) -> set[int]:
+        """Length-multiset codes (<= max_slots cards, <= max_runs runs) holding the naturals ``nat[1..14]`` of a suit.
+
+        A run is opened by its lowest natural p with its final length L; it can then take at most one natural
+        at each position of p..p+L-1 (it is laid on p..p+L-1, or on 15-L..14 near the top) and wilds fill the
+        rest. Taking a natural costs an open run nothing, so at each position only the number of new runs
+        matters: the state is (sorted last positions of the open runs, code of all run lengths so far). A last
+        position is snapped down to the last natural position it reaches, which merges equivalent states.
+        """
+        subs = self.subs
+        slots_of = self.slots
+        openings = self.openings
+        occ = [p for p in range(1, MAX_POS + 1) if nat[p]]
+        snap = [0] * (MAX_POS + self.maxlen + 1)
+        j = 0
+        for e in range(len(snap)):
+            while j < len(occ) and occ[j] <= e:
+                j += 1
+            snap[e] = occ[j - 1] if j else 0
+        states: set[tuple[tuple[int, ...], int]] = {((), 0)}
+        for p in occ:
+            c = nat[p]
+            new: set[tuple[tuple[int, ...], int]] = set()
+            for ends, code in states:
+                live = tuple(e for e in ends if e >= p)
+                runs = subs[code]
+                for k in range(max(0, c - len(live)), min(c, max_runs - runs) + 1):
+                    if not k:
+                        new.add((live, code))
+                        continue
+                    for add, ls in openings[k]:
+                        code2 = code + add
+                        if code2 in subs and slots_of[code2] <= max_slots:
+                            new.add((tuple(sorted(live + tuple(snap[p + x - 1] for x in ls))), code2))
+            if not new:
+                return set()
+            states = new
+        return {code for _, code in states}
+
+    # ----------------------------------------------------------------- reconstruction (not hot)
+
+    def find_partition(self, counts: Sequence[int], one_suit: bool) -> list[Run] | None:
+        """A valid split (all runs of one suit if ``one_suit``), or None."""
+        if not isinstance(counts, list | tuple):
+            counts = [int(x) for x in counts]
+        if len(counts) != NUM_KINDS:
+            raise ValueError(f"counts must have {NUM_KINDS} entries, got {len(counts)}")
+        if any(c < 0 for c in counts):
+            raise ValueError(f"counts must be non-negative, got {list(counts)!r}")
+        found = self._suits(counts)
+        if found is None:
+            return None
+        total, _, keys, _ = found
+        suits = [s for s in range(NUM_SUITS) if _suit_key(counts, s)]
+        if one_suit and len(suits) > 1:
+            return None
+        chosen = self._combine(self._suit_options(*found), total)
+        if chosen is None:
+            return None
+        runs: list[tuple[int, int, int, tuple[int, ...]]] = []  # suit, low, length, natural positions
+        for s, key, target in zip(suits, keys, chosen, strict=True):
+            for nat in _ace_splits(key):
+                found = self._suit_runs(nat, target)
+                if found is not None:
+                    for first, length, positions in found:
+                        runs.append((s, min(first, MAX_POS + 1 - length), length, positions))
+                    break
+            else:  # pragma: no cover - the DP said this code is reachable
+                raise AssertionError("continental reconstruction failed")
+        return _fill(runs, counts)
+
+    def _suit_runs(self, nat: list[int], target: int) -> list[tuple[int, int, tuple[int, ...]]] | None:
+        """Runs (first natural, length, natural positions) of one suit whose length code is ``target``."""
+        maxruns = self.maxruns
+        subs = self.subs
+        occ = [p for p in range(1, MAX_POS + 1) if nat[p]]
+        failed: set[tuple[int, tuple[int, ...], int]] = set()
+
+        def rec(i: int, runs: list[tuple[int, int, tuple[int, ...]]], code: int) -> bool:
+            if i == len(occ):
+                return code == target
+            memo = (i, tuple(sorted(f + x - 1 for f, x, _ in runs if f + x - 1 >= occ[i])), code)
+            if memo in failed:
+                return False
+            p = occ[i]
+            c = nat[p]
+            live = [j for j, (f, x, _) in enumerate(runs) if f + x - 1 >= p]
+            for k in range(max(0, c - len(live)), min(c, maxruns - subs[code]) + 1):
+                for add, ls in self.openings[k]:
+                    if code + add not in subs:
+                        continue
+                    nxt = list(runs)
+                    for j in live[: c - k]:
+                        f, x, pos = nxt[j]
+                        nxt[j] = (f, x, (*pos, p))
+                    nxt.extend((p, x, (p,)) for x in ls)
+                    if rec(i + 1, nxt, code + add):
+                        runs[:] = nxt
+                        return True
+            failed.add(memo)
+            return False
+
+        out: list[tuple[int, int, tuple[int, ...]]] = []
+        return out if rec(0, out, 0) else None
+
+
+def _suit_key(counts: Sequence[int], suit: int) -> int:
+    """Byte-packed counts of the naturals (ranks A, 3..K) of ``suit``; 0 when it has none."""
+    b = suit * NUM_RANKS
+    return sum(counts[b + r] << (8 * r) for r in range(NUM_RANKS) if r != 1)
+
+
+def _key_size(key: int) -> int:
+    """Number of naturals in a byte-packed suit key."""
+    return sum(key.to_bytes(13, "little"))
+
+
+def _ace_splits(key: int) -> list[list[int]]:
+    """Natural counts by position 0..15 for every split of the aces between position 1 and position 14."""
+    base = [0] * (MAX_POS + 2)
+    for r in range(2, NUM_RANKS):
+        base[r + 1] = (key >> (8 * r)) & 0xFF
+    aces = key & 0xFF
+    out = []
+    for low in range(aces, -1, -1):
+        nat = list(base)
+        nat[1] = low
+        nat[MAX_POS] = aces - low
+        out.append(nat)
+    return out
+
+
+def _fill(runs: list[tuple[int, int, int, tuple[int, ...]]], counts: Sequence[int]) -> list[Run]:
+    """Turn (suit, low, length, natural positions) into Runs, putting the hand's wilds on the empty positions."""
+    deuces = {s: counts[DEUCE_KINDS[s]] for s in range(NUM_SUITS)}
+    jokers = counts[JOKER]
+    out: list[Run] = []
+    holes: list[tuple[int, int, int]] = []  # run index, offset, suit of the run
+    for suit, low, length, nats in sorted(runs):
+        cards = []
+        for pos in range(low, low + length):
+            if pos in nats:
+                cards.append(suit * NUM_RANKS + (0 if pos == MAX_POS else pos - 1))
+            elif pos == 2 and deuces[suit]:
+                deuces[suit] -= 1  # a natural 2 at its own place (still a wild)
+                cards.append(DEUCE_KINDS[suit])
+            else:
+                cards.append(-1)
+                holes.append((len(out), pos - low, suit))
+        out.append(Run(suit, low, cards))
+    pool = [DEUCE_KINDS[s] for s in range(NUM_SUITS) for _ in range(deuces[s])] + [JOKER] * jokers
+    if len(pool) != len(holes):  # pragma: no cover - the slot count argument guarantees equality
+        raise AssertionError("continental wild count mismatch")
+    for (i, off, _), kind in zip(holes, pool, strict=True):
+        out[i].cards[off] = kind
+    return out
+
+
+_SOLVERS: dict[tuple[tuple[tuple[int, ...], ...], int], _Solver] = {}
+
+
+def _solver(patterns: Iterable[Iterable[int]], min_run: int) -> _Solver:
+    """The (cached) solver for these rules."""
+    key = (tuple(tuple(p) for p in patterns), min_run)
+    s = _SOLVERS.get(key)
+    if s is None:
+        s = _SOLVERS[key] = _Solver(key[0], min_run)
+    return s
+
+
+_DEFAULT = _solver(RUN_LENGTH_PATTERNS, MIN_RUN)
+
+
+def can_go_out(
+    counts: Sequence[int],
+    *,
+    patterns: Sequence[Sequence[int]] = RUN_LENGTH_PATTERNS,
+    min_run: int = MIN_RUN,
+) -> bool:
+    """True when the hand (53 counts) splits exactly into runs of one of ``patterns`` (hot path)."""
+    solver = _DEFAULT if patterns is RUN_LENGTH_PATTERNS and min_run == MIN_RUN else _solver(patterns, min_run)
+    return solver.can_go_out(counts)
+
+
+def find_partition(
+    counts: Sequence[int],
+    *,
+    one_suit: bool = False,
+    patterns: Sequence[Sequence[int]] = RUN_LENGTH_PATTERNS,
+    min_run: int = MIN_RUN,
+) -> list[Run] | None:
+    """A valid split into Runs (all of one suit when ``one_suit``), or None if there is none."""
+    solver = _DEFAULT if patterns is RUN_LENGTH_PATTERNS and min_run == MIN_RUN else _solver(patterns, min_run)
+    return solver.find_partition(counts, one_suit)
+
+
+def one_suit_possible(
+    counts: Sequence[int],
+    *,
+    patterns: Sequence[Sequence[int]] = RUN_LENGTH_PATTERNS,
+    min_run: int = MIN_RUN,
+) -> bool:
+    """True when a valid split exists with every run of one suit (wilds take their run's suit)."""
+    solver = _DEFAULT if patterns is RUN_LENGTH_PATTERNS and min_run == MIN_RUN else _solver(patterns, min_run)
+    found = solver._suits(counts)
+    if found is None or len(found[2]) != 1:
+        return False
+    return solver._combine(solver._suit_options(*found), found[0]) is not None
+
+
+# --------------------------------------------------------------------- generators and benchmark
+
+
+def random_valid_counts(
+    rng: random.Random,
+    *,
+    pattern: Sequence[int] | None = None,
+    wild_rate: float = 0.15,
+    one_suit: bool = False,
+) -> list[int]:
+    """A random hand that goes out: runs of a random pattern, some cards replaced by wilds, shoe limits kept."""
+    while True:
+        pat = list(pattern) if pattern is not None else list(rng.choice(RUN_LENGTH_PATTERNS))
+        suit0 = rng.randrange(NUM_SUITS)
+        counts = [0] * NUM_KINDS
+        for length in pat:
+            suit = suit0 if one_suit else rng.randrange(NUM_SUITS)
+            low = rng.randint(1, MAX_POS - length + 1)
+            positions = list(range(low, low + length))
+            keep = rng.choice([p for p in positions if p != 2])  # the run's guaranteed natural
+            for pos in positions:
+                if pos == 2 or (pos != keep and rng.random() < wild_rate):
+                    kind = JOKER if rng.random() < 0.2 else DEUCE_KINDS[rng.randrange(NUM_SUITS)]
+                else:
+                    kind = suit * NUM_RANKS + (0 if pos == MAX_POS else pos - 1)
+                counts[kind] += 1
+        if max(counts[:JOKER]) <= 2 and counts[JOKER] <= 2:
+            return counts
+
+
+def random_shoe_counts(rng: random.Random, size: int = 15) -> list[int]:
+    """Counts of ``size`` cards dealt at random from the 106-card shoe (2 decks + 2 jokers)."""
+    counts = [0] * NUM_KINDS
+    for cid in rng.sample(range(106), size):
+        counts[JOKER if cid >= 104 else cid % 52] += 1
+    return counts
+
+
+def bench_can_go_out(n: int = 20000, seed: int = 0) -> dict[str, float]:
+    """Microseconds per can_go_out call on random dealt hands and on generated valid hands (cold memo)."""
+    rng = random.Random(seed)
+    random_hands = [random_shoe_counts(rng) for _ in range(n)]
+    valid_hands = [random_valid_counts(rng) for _ in range(n)]
+    out: dict[str, float] = {}
+    for name, hands in (("random_us", random_hands), ("valid_us", valid_hands)):
+        _DEFAULT.cache.clear()
+        worst = 0.0
+        t_all = time.perf_counter()
+        hits = 0
+        for h in hands:
+            t0 = time.perf_counter()
+            hits += can_go_out(h)
+            worst = max(worst, time.perf_counter() - t0)
+        out[name] = (time.perf_counter() - t_all) / len(hands) * 1e6
+        out[name.replace("_us", "_worst_us")] = worst * 1e6
+        out[name.replace("_us", "_true_fraction")] = hits / len(hands)
+    return out

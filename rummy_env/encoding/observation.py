@@ -1,0 +1,169 @@
+"""Observation encoders: one flat float32 vector built from named, shaped pieces, seen from the observer's seat.
+
+Seats are rotated so the observer is seat 0 (seat 1 = the next player clockwise). Nothing here reads an
+opponent's hidden cards or the stock order: only the observer's hand and public information.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..cards import JOKER, NUM_KINDS, NUM_RANKS
+from ..melds import GROUP
+
+CONTRACT_PHASES = ("draw", "buy", "act", "opening", "place_joker")
+MELD_FEATURES = 3 + 52 + 14 + 14 + 13 + 1  # empty/group/run, naturals, run occupancy, run jokers, rank, jokers
+TOP_CARDS = 4
+
+
+class Pieces:
+    """Named pieces with shapes and offsets into one flat vector; the total is their sum."""
+
+    def __init__(self, pieces: list[tuple[str, tuple[int, ...], str]]):
+        self.shapes: dict[str, tuple[int, ...]] = {}
+        self.offsets: dict[str, int] = {}
+        self.docs: dict[str, str] = {}
+        off = 0
+        for name, shape, doc in pieces:
+            self.shapes[name] = shape
+            self.offsets[name] = off
+            self.docs[name] = doc
+            off += int(np.prod(shape))
+        self.size = off
+
+    def slice(self, name: str) -> slice:
+        """The flat slice of a piece."""
+        o = self.offsets[name]
+        return slice(o, o + int(np.prod(self.shapes[name])))
+
+    def views(self, flat: np.ndarray) -> dict[str, np.ndarray]:
+        """A dict of shaped views into ``flat``."""
+        return {name: flat[self.slice(name)].reshape(shape) for name, shape in self.shapes.items()}
+
+    def table_rows(self) -> list[tuple[str, int, tuple[int, ...], str]]:
+        """(name, offset, shape, description) for documentation."""
+        return [(n, self.offsets[n], self.shapes[n], self.docs[n]) for n in self.shapes]
+
+
+class ContractObserver:
+    """Observation of a Contract-family state (profiles ``contract`` and ``contract_gamerules``)."""
+
+    def __init__(self, rules: Any, num_players: int, num_rounds: int, max_melds: int, shoe_size: int):
+        n = num_players
+        self.n = n
+        self.max_melds = max_melds
+        self.slots = n * max_melds
+        self.shoe_size = float(shoe_size)
+        self.turn_cap = float(rules.turn_cap)
+        self.phase_index = {p: i for i, p in enumerate(CONTRACT_PHASES)}
+        self.pieces = Pieces(
+            [
+                ("hand", (NUM_KINDS,), "own hand: copies of each card kind"),
+                ("discard_counts", (NUM_KINDS,), "the whole discard pile: copies of each kind"),
+                ("discard_top", (TOP_CARDS, NUM_KINDS), "the top 4 discards in order (row 0 = top), one-hot"),
+                ("pile_sizes", (2,), "stock size and discard-pile size / shoe size"),
+                (
+                    "table",
+                    (self.slots, MELD_FEATURES),
+                    "melds by slot (seat offset x meld number): empty/group/run flags, natural cards (52), "
+                    "run positions filled (14), run joker positions (14), group rank one-hot (13), group jokers / 4",
+                ),
+                ("known", (n - 1, NUM_KINDS), "cards each opponent is publicly known to hold (taken from the discard or bought, not yet played)"),  # noqa: E501
+                ("hand_sizes", (n,), "cards in each seat's hand / 20"),
+                ("opened", (n, 2), "per seat: has opened; opened this turn"),
+                ("round", (num_rounds,), "round number one-hot"),
+                ("contract", (2,), "groups and runs of this round's contract / 3"),
+                ("scores", (n,), "cumulative penalties before this round / 100"),
+                ("phase", (len(CONTRACT_PHASES),), "decision asked: draw, buy, act, opening, place_joker"),
+                ("active", (n,), "whose turn it is (seat offset one-hot)"),
+                ("offered", (NUM_KINDS,), "the card offered in a buy window, one-hot"),
+                ("last_buyer", (n,), "buyer of the previous card of this buy chain (seat offset one-hot)"),
+                ("opening_left", (2,), "groups and runs still to declare in an opening in progress / 3"),
+                ("taken_discard", (NUM_KINDS,), "card taken from the discard pile this turn, still in hand, one-hot"),
+                ("turn", (1,), "turns played this round / turn cap"),
+            ]
+        )
+        self.size = self.pieces.size
+        o = self.pieces.offsets
+        self._o = o
+
+    def encode(self, st: Any, seat: int) -> np.ndarray:
+        """The float32 observation of ``seat`` (zeros for pieces that do not apply)."""
+        o = self._o
+        n = self.n
+        out = np.zeros(self.size, dtype=np.float32)
+        out[o["hand"] : o["hand"] + NUM_KINDS] = st.hands[seat]
+        disc = st.discard
+        if disc:
+            dc = o["discard_counts"]
+            for k in disc:
+                out[dc + k] += 1.0
+            dt = o["discard_top"]
+            for i in range(min(TOP_CARDS, len(disc))):
+                out[dt + i * NUM_KINDS + disc[-1 - i]] = 1.0
+        ps = o["pile_sizes"]
+        out[ps] = len(st.stock) / self.shoe_size
+        out[ps + 1] = len(disc) / self.shoe_size
+        tb = o["table"]
+        for owner in range(n):
+            rel = (owner - seat) % n
+            for idx, meld in enumerate(st.seat_melds[owner]):
+                base = tb + (rel * self.max_melds + idx) * MELD_FEATURES
+                if meld.kind == GROUP:
+                    out[base + 1] = 1.0
+                    out[base + 3 + 52 + 28 + meld.rank - 1] = 1.0
+                    nj = 0
+                    for k in meld.cards:
+                        if k == JOKER:
+                            nj += 1
+                        else:
+                            out[base + 3 + k] += 1.0
+                    out[base + 3 + 52 + 28 + 13] = nj / 4.0
+                else:
+                    out[base + 2] = 1.0
+                    low = meld.low
+                    for i, k in enumerate(meld.cards):
+                        pos = low + i
+                        out[base + 3 + 52 + pos - 1] = 1.0
+                        if k == JOKER:
+                            out[base + 3 + 52 + 14 + pos - 1] = 1.0
+                        else:
+                            out[base + 3 + k] += 1.0
+        kn = o["known"]
+        for i in range(1, n):
+            p = (seat + i) % n
+            if any(st.known[p]):
+                out[kn + (i - 1) * NUM_KINDS : kn + i * NUM_KINDS] = st.known[p]
+        hs, op, sc = o["hand_sizes"], o["opened"], o["scores"]
+        for i in range(n):
+            p = (seat + i) % n
+            out[hs + i] = st.hand_size[p] / 20.0
+            if st.opened[p]:
+                out[op + 2 * i] = 1.0
+                if p == st.active and st.opened_this_turn:
+                    out[op + 2 * i + 1] = 1.0
+            out[sc + i] = st.scores[p] / 100.0
+        out[o["round"] + st.round - 1] = 1.0
+        g, r = st.contract
+        out[o["contract"]] = g / 3.0
+        out[o["contract"] + 1] = r / 3.0
+        ph = self.phase_index.get(st.phase)
+        if ph is not None:
+            out[o["phase"] + ph] = 1.0
+            out[o["active"] + (st.active - seat) % n] = 1.0
+        if st.phase == "buy" and disc:
+            out[o["offered"] + disc[-1]] = 1.0
+        if st.phase == "buy" and st.last_buyer >= 0:
+            out[o["last_buyer"] + (st.last_buyer - seat) % n] = 1.0
+        if st.opening_left:
+            out[o["opening_left"]] = st.opening_left[0] / 3.0
+            out[o["opening_left"] + 1] = st.opening_left[1] / 3.0
+        if st.taken_pending and st.taken_kind >= 0:
+            out[o["taken_discard"] + st.taken_kind] = 1.0
+        out[o["turn"]] = min(st.turn / self.turn_cap, 1.0)
+        return out
+
+
+__all__ = ["ContractObserver", "Pieces", "CONTRACT_PHASES", "MELD_FEATURES", "NUM_RANKS"]

@@ -1,0 +1,1 @@
+"""PettingZoo AEC environments, one versioned module per profile."""

@@ -1,0 +1,146 @@
+"""# Contract Rummy (`contract_v0`)
+
+```python
+from rummy_env import contract_v0
+env = contract_v0.env(render_mode="ansi")
+```
+
+| | |
+|---|---|
+| Agents | `player_0` .. `player_3` |
+| Actions | `Discrete(3089)`, the same in every round (named ranges below) |
+| Observations | `{"observation": Box(0, inf, (2195,), float32), "action_mask": Box(0, 1, (3089,), int8)}` |
+| Rules | document 000, spec A.1/A.2 (`../shared/rules/README.md`), frozen `ContractRules` |
+
+One `step` is one atomic decision: draw, buy or pass, each meld of an opening, each lay-off, a joker swap, the
+placement of the freed joker, the discard, going out. The same agent may act several times in a row; during a
+buy window the eligible players are asked in priority order (nearest in future turn order first).
+`agent_selection` is always the player whose decision it is.
+
+## Action table
+
+| range | ids | meaning |
+|---|---|---|
+| `draw_stock` | 0 | take the stock top (declines the discard: opens the buy window) |
+| `draw_discard` | 1 | take the discard top |
+| `buy` | 2 | buy the offered discard top (+ penalty card from the stock) |
+| `pass` | 3 | do not buy |
+| `meld` | 4..1066 | declare one exact-minimum meld of the opening: 403 groups (rank x suits of the naturals x jokers), then 660 runs (suit x lowest position 1..11 x joker positions) |
+| `lay_off` | 1067..2338 | (card kind 0..52) x (slot 0..11) x (end: 0 = low end or group, 1 = high end) |
+| `swap_joker` | 2339..3010 | (suit x position 1..14 of the joker to replace) x slot |
+| `place_joker` | 3011..3034 | slot x end for the freed joker |
+| `discard` | 3035..3087 | discard a card of kind 0..52 |
+| `go_out` | 3088 | round 7: lay the whole hand as three runs (the engine finds the partition) |
+
+A *slot* is `seat_offset * 3 + meld_number`, `seat_offset = (owner - actor) % 4` (0 = own melds): actions see the
+table from the actor's seat. `action_info(a)` gives absolute seats. Card kind = `suit * 13 + rank - 1` (suits C, D,
+H, S; ace = 1), joker = 52.
+
+## Observation
+
+A float32 vector from the observer's seat (seats rotated: offset 0 = observer), built from named pieces
+(`env.unwrapped.observation_pieces(agent)` returns them as shaped views); see README "Observation" for the table of
+offsets. Never depends on an opponent's hidden cards or the stock order.
+
+## Rewards
+
+| `reward=` | when | value |
+|---|---|---|
+| `"penalty"` (default) | end of each round | -(own penalty of that round) / 100; episode return = -(session total) / 100 |
+| `"relative"` | end of each round | (table mean penalty - own penalty) / 100; zero-sum |
+| `"win"` | end of the session | winners share +1, the others share -1 (all tied: 0) |
+
+## Arguments
+
+`contract_v0.env(render_mode=None, reward="penalty", rounds=None, illegal_action="raise", max_steps=None,
+**rule_overrides)`: `rounds=(1,)` plays a subset of rounds; `illegal_action="terminate"` ends the game with -1 for
+the offender (as PettingZoo's TerminateIllegalWrapper) instead of raising `ValueError`; `max_steps` truncates;
+rule overrides are fields of `ContractRules` (e.g. `turn_cap=200`, `forbid_rediscard=False`). `reset(seed=...,
+options={"scenario": {...}})` starts from a JSON state (README "JSON state").
+
+## Version history
+
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..cards import SUIT_SYMBOLS, card_str
+from ..encoding.observation import ContractObserver
+from ..engine.contract import ContractState, load_state
+from ..profiles import get_rules
+from .base import RummyAECEnv, wrap
+
+
+class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
+    """Contract Rummy for 4 players as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata = {
+        "render_modes": ["human", "ansi"],
+        "name": "contract_v0",
+        "is_parallelizable": True,
+        "render_fps": 1,
+    }
+    profile = "contract"
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        reward: str = "penalty",
+        rounds: Any = None,
+        illegal_action: str = "raise",
+        max_steps: int | None = None,
+        **rule_overrides: Any,
+    ):
+        self.rules = get_rules(self.profile, **rule_overrides)
+        self.rounds = rounds
+        super().__init__(render_mode=render_mode, reward=reward, illegal_action=illegal_action, max_steps=max_steps)
+
+    def _new_state(self, seed: int | None, scenario: dict[str, Any] | None = None) -> ContractState:
+        if scenario is not None:
+            return load_state(scenario, self.rules, seed=seed)
+        return ContractState(self.rules, seed=seed, rounds=self.rounds)
+
+    def _make_observer(self, state: ContractState) -> ContractObserver:
+        r = self.rules
+        return ContractObserver(r, r.num_players, r.num_rounds, r.max_melds_per_seat, state.shoe.size)
+
+    def state_text(self) -> str:
+        """The table as text: seats, melds, scores, discard top, the decision and the actor's hand."""
+        st = self.state_
+        lines = []
+        g, r = st.contract
+        lines.append(
+            f"Round {st.round} of {len(st.rounds)} (contract: {g} group(s) + {r} run(s)), dealer P{st.dealer}, "
+            f"turn {st.turn}, stock {len(st.stock)}, discard {len(st.discard)}"
+        )
+        top = card_str(st.discard[-1], symbols=True) if st.discard else "-"
+        lines.append(f"Discard top: {top}")
+        for p in range(st.n):
+            mark = "*" if p == st.current else " "
+            opened = "opened" if st.opened[p] else "not opened"
+            lines.append(f"{mark}P{p}: {st.hand_size[p]:2d} cards, {opened}, score {st.scores[p]}")
+            for i, m in enumerate(st.seat_melds[p]):
+                cards = " ".join(
+                    c.replace("C", SUIT_SYMBOLS[0]).replace("D", SUIT_SYMBOLS[1]).replace("H", SUIT_SYMBOLS[2])
+                    .replace("S", SUIT_SYMBOLS[3]) if not c.startswith("JK") else c
+                    for c in m.card_strings()
+                )  # fmt: skip
+                lines.append(f"      meld {i}: {m.kind} {cards}")
+        if st.is_terminal():
+            lines.append(f"Session over. Scores {st.scores}; winners {st.winners()}")
+        else:
+            p = st.current
+            lines.append(f"Decision: P{p}, phase '{st.phase}' (turn of P{st.active})")
+            lines.append("Hand: " + " ".join(card_str(k, symbols=True) for k in st.hand_cards(p)))
+        return "\n".join(lines)
+
+
+def env(**kwargs: Any) -> raw_env:
+    """``raw_env`` wrapped with PettingZoo's standard wrappers."""
+    return wrap(raw_env(**kwargs))  # type: ignore[return-value]
+
+
+__all__ = ["env", "raw_env"]
