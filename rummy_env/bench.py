@@ -39,7 +39,7 @@ def bench_env(profile: str, seconds: float, seed: int = 0, **config: Any) -> dic
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         env.reset(seed=seed + sessions)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, reward, term, trunc, info = env.last()
             if term or trunc:
                 env.step(None)

@@ -83,7 +83,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"{'seat':>6} {'wins':>8} {'mean total penalty':>20} {'mean per round':>16}")
         per_round = [t * res["sessions"] / max(res["rounds"], 1) for t in res["mean_total_per_seat"]]
         for p in range(n):
-            print(f"{p:>6} {res['wins_per_seat'][p]:>8.2f} {res['mean_total_per_seat'][p]:>20.1f} {per_round[p]:>16.1f}")
+            print(
+                f"{p:>6} {res['wins_per_seat'][p]:>8.2f} {res['mean_total_per_seat'][p]:>20.1f} {per_round[p]:>16.1f}"
+            )
         print(
             f"rounds {res['rounds']}, turn-cap rounds {res['turn_cap_rounds']}, decisions {res['decisions']}, "
             f"{res['decisions_per_second']:,.0f} decisions/s, {res['sessions_per_second']:.2f} sessions/s"

@@ -21,7 +21,6 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Iterable, Sequence
-from itertools import combinations
 from typing import NamedTuple
 
 from .cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS
@@ -292,9 +291,9 @@ class _Solver:
         runs: list[tuple[int, int, int, tuple[int, ...]]] = []  # suit, low, length, natural positions
         for s, key, target in zip(suits, keys, chosen, strict=True):
             for nat in _ace_splits(key):
-                found = self._suit_runs(nat, target)
-                if found is not None:
-                    for first, length, positions in found:
+                suit_runs = self._suit_runs(nat, target)
+                if suit_runs is not None:
+                    for first, length, positions in suit_runs:
                         runs.append((s, min(first, MAX_POS + 1 - length), length, positions))
                     break
             else:  # pragma: no cover - the DP said this code is reachable

@@ -70,7 +70,11 @@ class ContractObserver:
                     "melds by slot (seat offset x meld number): empty/group/run flags, natural cards (52), "
                     "run positions filled (14), run joker positions (14), group rank one-hot (13), group jokers / 4",
                 ),
-                ("known", (n - 1, NUM_KINDS), "cards each opponent is publicly known to hold (taken from the discard or bought, not yet played)"),  # noqa: E501
+                (
+                    "known",
+                    (n - 1, NUM_KINDS),
+                    "cards each opponent is publicly known to hold (taken from the discard or bought, not yet played)",
+                ),  # noqa: E501
                 ("hand_sizes", (n,), "cards in each seat's hand / 20"),
                 ("opened", (n, 2), "per seat: has opened; opened this turn"),
                 ("round", (num_rounds,), "round number one-hot"),

@@ -685,6 +685,32 @@ class ContractState:
         new._legal = list(self._legal) if self._legal is not None else None
         return new
 
+    def resample_hidden(self, seat: int, rng: Any) -> ContractState:
+        """A clone in which every card ``seat`` cannot see is redealt at random (``rng``: a numpy Generator).
+
+        Hidden = the stock order and the opponents' cards that are not publicly known to be in their hands; hand
+        sizes, known cards, the table and the piles' public parts stay. ``seat``'s observation must not change.
+        """
+        new = self.clone()
+        pool: list[int] = list(new.stock)
+        hidden_sizes = []
+        for p in range(new.n):
+            if p == seat:
+                hidden_sizes.append(0)
+                continue
+            hid = [new.hands[p][k] - new.known[p][k] for k in range(NUM_KINDS)]
+            for k in range(NUM_KINDS):
+                pool.extend([k] * hid[k])
+                new.hands[p][k] -= hid[k]
+            hidden_sizes.append(sum(hid))
+        pool = shuffled(rng, pool)
+        for p in range(new.n):
+            for _ in range(hidden_sizes[p]):
+                new.hands[p][pool.pop()] += 1
+        new.stock = pool
+        new._legal = None
+        return new
+
     def _meld_of_slot(self, slot: int) -> tuple[int, int, Meld | None]:
         owner, idx = self.layout.slot_target(self.current if self.current >= 0 else 0, slot)
         melds = self.seat_melds[owner]

