@@ -88,6 +88,11 @@ class ContractObserver:
                 ("taken_discard", (NUM_KINDS,), "card taken from the discard pile this turn, still in hand, one-hot"),
                 ("turn", (1,), "turns played this round / turn cap"),
             ]
+            + (
+                [("must_place", (NUM_KINDS,), "deep-pickup card that must reach the table this turn, one-hot")]
+                if getattr(rules, "deep_pickup", False)
+                else []
+            )
         )
         self.size = self.pieces.size
         o = self.pieces.offsets
@@ -167,6 +172,8 @@ class ContractObserver:
         if st.taken_pending and st.taken_kind >= 0:
             out[o["taken_discard"] + st.taken_kind] = 1.0
         out[o["turn"]] = min(st.turn / self.turn_cap, 1.0)
+        if st.must_place >= 0 and "must_place" in o:
+            out[o["must_place"] + st.must_place] = 1.0
         return out
 
 

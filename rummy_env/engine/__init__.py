@@ -15,7 +15,7 @@ from .common import IllegalActionError, ScenarioError
 def new_state(profile: str = "contract", seed: int | None = None, rounds: Any = None, **rule_overrides: Any):
     """A new seeded session of ``profile`` (all rounds, or the given subset ``rounds``)."""
     rules = get_rules(profile, **rule_overrides)
-    if profile in ("contract",):
+    if profile in ("contract", "contract_gamerules"):
         from .contract import ContractState
 
         return ContractState(rules, seed=seed, rounds=rounds)
@@ -31,7 +31,7 @@ def load_state(data: dict[str, Any], seed: int | None = None, **rule_overrides: 
         rules = get_rules(profile, **rule_overrides)
     except ValueError as exc:
         raise ScenarioError(str(exc)) from None
-    if profile in ("contract",):
+    if profile in ("contract", "contract_gamerules"):
         from .contract import load_state as _load
 
         return _load(data, rules, seed=seed)

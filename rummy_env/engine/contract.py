@@ -72,7 +72,9 @@ def layout_for(rules: ContractRules) -> ActionLayout:
     key = (rules, rules.num_players)
     lay = _LAYOUTS.get(key)
     if lay is None:
-        lay = _LAYOUTS[key] = ActionLayout(rules)
+        # B.1-6: one pickup action per depth 2..(largest pile the shoe allows)
+        depths = rules.decks * 52 + rules.jokers - 1 if rules.deep_pickup else 0
+        lay = _LAYOUTS[key] = ActionLayout(rules, pickup_depths=depths)
     return lay
 
 
@@ -130,6 +132,7 @@ class ContractState:
         self.turn = 0
         self.taken_kind = -1
         self.taken_pending = False
+        self.must_place = -1
         self.opening_left: tuple[int, int] | None = None
         self.opening_runs: list[tuple[int, int, int]] = []
         self.buy_queue: list[int] = []
@@ -204,6 +207,8 @@ class ContractState:
             elif phase == OPENING:
                 g, r = self.opening_left  # type: ignore[misc]
                 acts = self._meld_candidates(g, r)
+                if self.must_place >= 0:
+                    acts = self._keeping_placeable(acts)
             elif phase == PLACE_JOKER:
                 acts = self._legal_place()
             else:
@@ -214,21 +219,161 @@ class ContractState:
 
     def _legal_draw(self) -> list[int]:
         lay = self.layout
-        if self.discard:
-            return [lay.DRAW_STOCK, lay.DRAW_DISCARD]
-        return [lay.DRAW_STOCK]
+        if not self.discard:
+            return [lay.DRAW_STOCK]
+        acts = [lay.DRAW_STOCK, lay.DRAW_DISCARD]
+        if self.rules.deep_pickup:
+            for depth in range(2, len(self.discard) + 1):
+                if self._pickup_placeable(depth):
+                    acts.append(lay.PICKUP + depth - 2)
+        return acts
+
+    def _pickup_placeable(self, depth: int) -> bool:
+        """B.1-6 / B.2-10: a deep pickup is offered only if the chosen card can reach the table this turn."""
+        p = self.active
+        hand = self.hands[p]
+        picked = self.discard[-depth:]
+        for k in picked:
+            hand[k] += 1
+        self.hand_size[p] += depth
+        try:
+            return self._placeable(self.discard[-depth])
+        finally:
+            for k in picked:
+                hand[k] -= 1
+            self.hand_size[p] -= depth
+
+    def _placeable(self, c: int) -> bool:
+        """Can the active player still put a card of kind ``c`` (in hand) on the table during this turn?"""
+        p = self.active
+        hand = self.hands[p]
+        rules = self.rules
+        if self.final_round:
+            return self._final_partition() is not None
+        if not self.opened[p]:
+            g, r = self.opening_left if self.opening_left else self.contract
+            declared = tuple(self.opening_runs)
+            if not can_make_contract(hand, g, r, rules, declared):
+                return False  # the card can only reach the table after an opening
+            if self._in_some_contract_meld(c, g, r, declared):
+                return True
+            # or laid off (through a chain of hand cards) on a table meld right after the opening
+            for meld in self.table:
+                for chain in self._chains(meld, c):
+                    if self._rest_ok(hand, chain + [c], 0, g, r, declared):
+                        return True
+            return False
+        if self.opened_this_turn and not rules.layoff_on_opening_turn:
+            return False
+        for meld in self.table:
+            if self._chains(meld, c):
+                return True
+        if not self.opened_this_turn and c != JOKER:
+            for meld in self.table:
+                if meld.kind == RUN and meld.suit == c // NUM_RANKS:
+                    for i, k in enumerate(meld.cards):
+                        if k == JOKER and pos_kind(meld.suit, meld.low + i) == c and self._joker_placeable():
+                            return True
+        return False
+
+    def _chains(self, meld: Meld, c: int) -> list[list[int]]:
+        """Hand cards (other than one ``c``) that would carry a lay-off of ``c`` onto ``meld``, one list per way."""
+        hand = self.hands[self.active]
+        rules = self.rules
+        if meld.kind == GROUP:
+            return [[]] if layoff_fits(meld, c, 0, rules) else []
+        out = []
+        targets = []
+        if c == JOKER:
+            if meld.low > 1:
+                targets.append(meld.low - 1)
+            if meld.high < MAX_POS:
+                targets.append(meld.high + 1)
+        elif c // NUM_RANKS == meld.suit:
+            rank = c % NUM_RANKS + 1
+            targets = [1, MAX_POS] if rank == 1 else [rank]
+        hand[c] -= 1
+        try:
+            for pos in targets:
+                if meld.low <= pos <= meld.high:
+                    continue
+                between = range(meld.high + 1, pos) if pos > meld.high else range(pos + 1, meld.low)
+                need: list[int] = []
+                used: dict[int, int] = {}
+                jokers = hand[JOKER]
+                ok = True
+                for q in between:
+                    k = pos_kind(meld.suit, q)
+                    if hand[k] - used.get(k, 0) > 0:
+                        used[k] = used.get(k, 0) + 1
+                        need.append(k)
+                    elif jokers > 0:
+                        jokers -= 1
+                        need.append(JOKER)
+                    else:
+                        ok = False
+                        break
+                if ok:
+                    out.append(need)
+        finally:
+            hand[c] += 1
+        return out
+
+    def _in_some_contract_meld(self, c: int, g: int, r: int, declared: tuple) -> bool:
+        """Is there a way to finish the opening (``g`` groups, ``r`` runs still owed) with ``c`` in one of its melds?"""
+        rules = self.rules
+        hand = self.hands[self.active]
+        jokers = hand[JOKER]
+        if c == JOKER:
+            return bool(g or r) and jokers > 0 and can_make_contract(hand, g, r, rules, declared)
+        rank, suit = c % NUM_RANKS + 1, c // NUM_RANKS
+        if g:
+            size = rules.group_min
+            avail = [hand[s * NUM_RANKS + rank - 1] for s in range(4)]
+            avail[suit] -= 1
+            for j in range(0, min(size - 1, jokers) + 1):
+                for suits in _sub_multisets(avail, size - 1 - j, rules.group_distinct_suits):
+                    if rules.group_distinct_suits and suit in suits:
+                        continue
+                    used = [c] + [s * NUM_RANKS + rank - 1 for s in suits]
+                    if self._rest_ok(hand, used, j, g - 1, r, declared):
+                        return True
+        if r:
+            size = rules.run_min
+            positions = [1, MAX_POS] if rank == 1 else [rank]
+            for pos in positions:
+                for low in range(max(1, pos - size + 1), min(pos, MAX_POS - size + 1) + 1):
+                    high = low + size - 1
+                    if self._run_conflicts_opening(suit, low, high):
+                        continue
+                    used = [c]
+                    nj = 0
+                    for q in range(low, high + 1):
+                        if q == pos:
+                            continue
+                        k = pos_kind(suit, q)  # never c itself: a window of 3 cannot hold both ace positions
+                        if hand[k] - used.count(k) > 0:
+                            used.append(k)
+                        else:
+                            nj += 1
+                    if nj <= jokers and self._rest_ok(hand, used, nj, g, r - 1, declared + ((suit, low, high),)):
+                        return True
+        return False
 
     def _discardable(self, kind: int) -> bool:
         """A.2-4: the card taken from the discard pile this turn may not be discarded (another copy may)."""
         c = self.hands[self.active][kind]
-        if c == 0:
-            return False
+        if c == 0 or self.must_place >= 0:
+            return False  # B.2-10: no discard while the deep-pickup card is not on the table
         return not (kind == self.taken_kind and self.taken_pending and c == 1)
 
     def _can_spare(self, kind: int) -> bool:
         """A.1-12: after playing ``kind`` to the table the hand still holds a card that may be discarded."""
         size = self.hand_size[self.active] - 1
         banned = 1 if (self.taken_pending and kind != self.taken_kind) else 0
+        if not self.rules.keep_card_for_discard:
+            # B.1-10: an emptied hand goes out; otherwise a discardable card (or a further lay-off) must remain
+            return size == 0 or size - banned >= 1 or self.must_place >= 0
         return size - banned >= 1
 
     def _legal_act(self) -> list[int]:
@@ -244,11 +389,28 @@ class ContractState:
             acts.extend(self._meld_candidates(g, r))
         elif not self.opened_this_turn or self.rules.layoff_on_opening_turn:
             acts.extend(self._layoff_actions())
-            acts.extend(self._swap_actions())
+            if not self.opened_this_turn:  # A.1-11 / B.1-9: swaps only after an opening on an earlier turn
+                acts.extend(self._swap_actions())
         for k in range(NUM_KINDS):
             if hand[k] and self._discardable(k):
                 acts.append(lay.DISCARD + k)
+        if self.must_place >= 0:
+            acts = self._keeping_placeable(acts)
         return acts
+
+    def _keeping_placeable(self, acts: list[int]) -> list[int]:
+        """B.2-10: after a deep pickup, only actions after which the chosen card can still reach the table."""
+        c = self.must_place
+        out = []
+        for a in acts:
+            t = self.clone()
+            t._legal = None
+            t._dispatch(a)
+            if t.must_place < 0 or t.phase != ACT and t.phase != OPENING and t.phase != PLACE_JOKER:
+                out.append(a)
+            elif t._placeable(c):
+                out.append(a)
+        return out
 
     def _final_partition(self) -> list[tuple[int, int, list[int]]] | None:
         g, r = self.contract
@@ -266,7 +428,7 @@ class ContractState:
             return []
         # A.1-12: after the whole opening a card must remain that may be discarded
         remaining = self.hand_size[self.active] - g * rules.group_min - r * rules.run_min
-        if remaining < 1:
+        if remaining < (1 if rules.keep_card_for_discard else 0):
             return []
         jokers = hand[JOKER]
         out: list[int] = []
@@ -418,22 +580,33 @@ class ContractState:
         if action not in legal:
             raise IllegalActionError(self._illegal_message(action, legal))
         self.history.append(action)
+        self._dispatch(action)
+
+    def _dispatch(self, action: int) -> None:
+        """Apply a legal action (no checks)."""
         self._legal = None
         lay = self.layout
         phase = self.phase
         if phase == DRAW:
             if action == lay.DRAW_DISCARD:
                 self._take_discard()
-            else:
+            elif action == lay.DRAW_STOCK:
                 self._decline_discard()
+            else:
+                self._deep_pickup(action - lay.PICKUP + 2)
         elif phase == BUY:
             self._apply_buy(action == lay.BUY)
         elif phase == PLACE_JOKER:
             slot, end = lay.decode_place(action)
             owner, idx = lay.slot_target(self.active, slot)
+            # the freed joker is neither the card taken from the discard pile (A.2-4: a joker taken there stays
+            # undiscardable) nor the deep-pickup card, nor a publicly known card of the hand
+            keep = (self.taken_pending, self.must_place, self.known[self.active][JOKER])
             self._play_card(JOKER)
+            self.taken_pending, self.must_place, self.known[self.active][JOKER] = keep
             lay_off(self.seat_melds[owner][idx], JOKER, end)
             self.phase = ACT
+            self._out_if_empty()
         else:
             self._apply_act(action)
 
@@ -459,6 +632,22 @@ class ContractState:
         self.known[p][k] += 1
         self.taken_kind = k
         self.taken_pending = True
+        self.phase = ACT
+        self.current = p
+
+    def _deep_pickup(self, depth: int) -> None:
+        """B.1-6: take the card at ``depth`` and every card above it; the chosen card must reach the table."""
+        p = self.active
+        chosen = self.discard[-depth]
+        picked = self.discard[-depth:]
+        del self.discard[-depth:]
+        for k in picked:
+            self.hands[p][k] += 1
+            self.known[p][k] += 1
+        self.hand_size[p] += depth
+        self.taken_kind = -1
+        self.taken_pending = False
+        self.must_place = chosen
         self.phase = ACT
         self.current = p
 
@@ -547,6 +736,8 @@ class ContractState:
             self.known[p][kind] -= 1
         if kind == self.taken_kind:
             self.taken_pending = False
+        if kind == self.must_place:
+            self.must_place = -1
 
     def _apply_act(self, action: int) -> None:
         lay = self.layout
@@ -571,6 +762,7 @@ class ContractState:
             owner, idx = lay.slot_target(p, slot)
             self._play_card(kind)
             lay_off(self.seat_melds[owner][idx], kind, end)
+            self._out_if_empty()
         else:
             suit, pos, slot = lay.decode_swap(action)
             owner, idx = lay.slot_target(p, slot)
@@ -581,6 +773,11 @@ class ContractState:
             self.hands[p][JOKER] += 1
             self.hand_size[p] += 1
             self.phase = PLACE_JOKER
+
+    def _out_if_empty(self) -> None:
+        """B.1-10: a hand emptied by melding or laying off goes out without a discard."""
+        if self.hand_size[self.active] == 0 and self.phase != GAME_OVER:
+            self._end_round(winner=self.active, reason="out")
 
     def _declare_meld(self, action: int) -> None:
         """A.1-9: one meld of the opening; the opening completes when the whole contract is down."""
@@ -611,6 +808,7 @@ class ContractState:
             self.opened[p] = True
             self.opened_this_turn = True
             self.phase = ACT
+            self._out_if_empty()
         else:
             self.opening_left = (g, r)
             self.phase = OPENING
@@ -635,6 +833,7 @@ class ContractState:
         self.opened_this_turn = False
         self.taken_kind = -1
         self.taken_pending = False
+        self.must_place = -1
         self.turn += 1
         if self.turn > self.rules.turn_cap:
             self._end_round(winner=-1, reason="turn_cap")
@@ -726,6 +925,10 @@ class ContractState:
             return {"kind": "draw_stock"}
         if name == "draw_discard":
             return {"kind": "draw_discard", "card": card_str(self.discard[-1]) if self.discard else None}
+        if name == "pickup":
+            depth = action - lay.PICKUP + 2
+            card = card_str(self.discard[-depth]) if len(self.discard) >= depth else None
+            return {"kind": "pickup", "depth": depth, "card": card}
         if name == "buy":
             return {"kind": "buy", "card": card_str(self.discard[-1]) if self.discard else None}
         if name == "pass":
@@ -786,6 +989,8 @@ class ContractState:
             return "draw from the stock"
         if kind == "draw_discard":
             return f"take {_sym_s(info['card'])} from the discard pile"
+        if kind == "pickup":
+            return f"pick up the discard pile down to {_sym_s(info['card'])} (depth {info['depth']})"
         if kind == "buy":
             return f"buy {_sym_s(info['card'])} (+ penalty card)"
         if kind == "pass":
@@ -826,6 +1031,7 @@ class ContractState:
             "opened_this_turn": self.opened_this_turn,
             "taken_discard": card_str(self.taken_kind) if self.taken_kind >= 0 else None,
             "taken_pending": self.taken_pending,
+            "must_place": card_str(self.must_place) if self.must_place >= 0 else None,
             "opening_left": list(self.opening_left) if self.opening_left else None,
             "buy_queue": list(self.buy_queue),
             "last_buyer": self.last_buyer if self.last_buyer >= 0 else None,
@@ -929,7 +1135,7 @@ def load_state(data: dict[str, Any], rules: ContractRules, seed: int | None = No
         raise ScenarioError(f"a scenario must be a dict, got {type(data).__name__}")
     known_keys = {
         "profile", "round", "dealer", "current_player", "phase", "hands", "discard", "stock", "table", "opened",
-        "scores", "active", "turn", "opened_this_turn", "taken_discard", "taken_pending", "opening_left",
+        "scores", "active", "turn", "opened_this_turn", "taken_discard", "taken_pending", "must_place", "opening_left",
         "buy_queue", "last_buyer", "known", "rounds", "round_index", "round_results", "num_players", "rng",
     }  # fmt: skip
     unknown = sorted(set(data) - known_keys)
@@ -1047,6 +1253,10 @@ def load_state(data: dict[str, Any], rules: ContractRules, seed: int | None = No
     taken = data.get("taken_discard")
     st.taken_kind = _card(taken, "taken_discard") if taken is not None else -1
     st.taken_pending = bool(data.get("taken_pending", st.taken_kind >= 0))
+    mp = data.get("must_place")
+    st.must_place = _card(mp, "must_place") if mp is not None else -1
+    if st.must_place >= 0 and not st.hands[st.active][st.must_place]:
+        raise ScenarioError(f"'must_place' {mp!r} is not in the active player's hand")
     ol = data.get("opening_left")
     st.opening_left = tuple(ol) if ol else None  # type: ignore[assignment]
     if phase == OPENING:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .contract import CONTRACT, ContractRules
+from .contract import CONTRACT, CONTRACT_GAMERULES, ContractRules
 
-PROFILES: dict[str, Any] = {"contract": CONTRACT}
+PROFILES: dict[str, Any] = {"contract": CONTRACT, "contract_gamerules": CONTRACT_GAMERULES}
 
 
 def get_rules(profile: str, **overrides: Any) -> Any:
@@ -14,7 +14,10 @@ def get_rules(profile: str, **overrides: Any) -> Any:
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; available: {sorted(PROFILES)}")
     rules = PROFILES[profile]
+    if profile == "contract_gamerules" and overrides.get("num_players") == 5 and "decks" not in overrides:
+        # B.2-1: five players use the 2 x 52 + 2 jokers pack for the whole session
+        overrides = {"decks": 2, "jokers": 2, **overrides}
     return rules.with_overrides(**overrides) if overrides else rules
 
 
-__all__ = ["CONTRACT", "ContractRules", "PROFILES", "get_rules"]
+__all__ = ["CONTRACT", "CONTRACT_GAMERULES", "ContractRules", "PROFILES", "get_rules"]

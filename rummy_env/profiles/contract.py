@@ -53,6 +53,11 @@ class ContractRules:
     forbid_rediscard: bool = True
     #: A.2-6: a meld made only of jokers is legal
     allow_all_joker_melds: bool = True
+    #: B.1-6: deep pickups from the discard pile (the chosen card must reach the table this turn)
+    deep_pickup: bool = False
+    #: A.1-12: lay-offs may never empty the hand, going out = discarding the last card (False: B.1-10, a hand
+    #: emptied by melding / laying off goes out without a discard)
+    keep_card_for_discard: bool = True
     #: engine safety limit: turns per round before the round ends without a winner (README, top)
     turn_cap: int = 400
 
@@ -98,3 +103,29 @@ class ContractRules:
 
 
 CONTRACT = ContractRules()
+
+#: Profile ``contract_gamerules`` (document 003, spec B.1/B.2): 3-5 players, 53 cards (106 for 5 players, B.2-1),
+#: sets of distinct suits (3-4 cards), runs of 3+, melds longer than the minimum, lay-offs on the opening turn,
+#: deep pickups, no buying, round 7 as three runs of different suits.
+CONTRACT_GAMERULES = ContractRules(
+    name="contract_gamerules",
+    num_players=4,
+    min_players=3,
+    max_players=5,
+    decks=1,
+    jokers=1,
+    hand_sizes=(10, 10, 10, 10, 12, 12, 12),
+    group_min=3,
+    group_max=4,
+    group_distinct_suits=True,
+    run_min=3,
+    exact_minimum_opening=False,
+    forbid_adjacent_same_suit_runs=False,
+    opening_runs_distinct_suits=True,
+    final_round_all_at_once=True,
+    layoff_on_opening_turn=True,
+    buying=False,
+    deep_pickup=True,
+    keep_card_for_discard=False,
+    forbid_rediscard=True,
+)

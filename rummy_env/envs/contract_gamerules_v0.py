@@ -1,0 +1,55 @@
+"""# Contract Rummy, gamerules family rules (`contract_gamerules_v0`)
+
+```python
+from rummy_env import contract_gamerules_v0
+env = contract_gamerules_v0.env(num_players=3)
+```
+
+| | |
+|---|---|
+| Agents | `player_0` .. `player_{n-1}`, `num_players` 3, 4 (53 cards) or 5 (106 cards, B.2-1) |
+| Actions | `Discrete(N)` for the player count, the same in every round (see README "contract_gamerules") |
+| Observations | as `contract_v0`, plus the piece `must_place` (the deep-pickup card that must reach the table) |
+| Rules | document 003, spec B.1/B.2 (`../shared/rules/README.md`), frozen `ContractRules` profile `contract_gamerules` |
+
+Same conventions as `contract_v0` (one atomic decision per `step`, exact masks, rewards, scenarios,
+`illegal_action`, `rounds`, `max_steps`). Differences: no buy window (no `buy`/`pass` range); the `pickup` range
+holds one action per depth d >= 2 (take the card at depth d and every card above it; legal only when that card can
+really be put on the table this turn, and no discard is legal until it is); sets of 3-4 distinct suits, runs of 3+;
+melds longer than the minimum are built as a minimum meld plus same-turn lay-offs; a hand emptied by melding or
+laying off goes out without a discard; round 7 goes out at once as three runs of different suits.
+
+## Version history
+
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .contract_v0 import raw_env as _contract_raw_env
+from .base import wrap
+
+
+class raw_env(_contract_raw_env):  # noqa: N801 - PettingZoo naming
+    """Contract Rummy (gamerules family rules) for 3-5 players as a PettingZoo AEC environment."""
+
+    metadata = {
+        "render_modes": ["human", "ansi"],
+        "name": "contract_gamerules_v0",
+        "is_parallelizable": True,
+        "render_fps": 1,
+    }
+    profile = "contract_gamerules"
+
+    def __init__(self, num_players: int = 4, **kwargs: Any):
+        super().__init__(num_players=num_players, **kwargs)
+
+
+def env(**kwargs: Any) -> raw_env:
+    """``raw_env`` wrapped with PettingZoo's standard wrappers."""
+    return wrap(raw_env(**kwargs))  # type: ignore[return-value]
+
+
+__all__ = ["env", "raw_env"]
