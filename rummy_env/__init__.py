@@ -11,7 +11,7 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-ENVS = {"contract": "contract_v0", "contract_gamerules": "contract_gamerules_v0"}
+ENVS = {"contract": "contract_v0", "contract_gamerules": "contract_gamerules_v0", "continental": "continental_v0"}
 
 
 def make(profile: str, wrapped: bool = True, **config: Any) -> Any:

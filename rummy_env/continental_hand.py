@@ -193,7 +193,9 @@ class _Solver:
     def _suit_options(self, total: int, wilds: int, keys: list[int], bounds: list[int]) -> list[frozenset[int]]:
         """Per suit, the length-multiset codes its naturals can fill, within what the other suits leave over."""
         spare_runs = self.maxruns - sum(bounds)
-        return [self._options(key, _key_size(key) + wilds, spare_runs + bd) for key, bd in zip(keys, bounds, strict=True)]
+        return [
+            self._options(key, _key_size(key) + wilds, spare_runs + bd) for key, bd in zip(keys, bounds, strict=True)
+        ]
 
     def _combine(self, options: list[frozenset[int]], total: int) -> list[int] | None:
         """One length-multiset code per suit whose sum is a pattern of ``total`` cards, or None."""

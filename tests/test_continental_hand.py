@@ -44,81 +44,90 @@ def brute_force(
     wild_only_runs: bool = False,
     deuce_natural: bool = False,
 ) -> bool:
-    """Slow reference: put every physical natural into a group (one suit, distinct positions, ace at 1 or 14);
-    each group becomes a run of some pattern length >= the group's span, wilds fill the rest of the 15 slots.
+    """Slow reference: every physical natural goes into a group (one suit, distinct positions, an ace at 1 or 14);
+    each group becomes one run of a pattern length >= the group's span (last - first position + 1), and the
+    wilds fill the remaining slots (the pattern's total is the hand size, so their number always matches).
 
     ``wild_only_runs`` / ``deuce_natural`` switch on the rejected readings (runs with no natural; a 2 at its
     own place counting as a natural) so the scripted tests can show that the rule decides the case.
     """
     total = sum(counts)
-    sizes = {sum(p) for p in patterns}
-    if total not in sizes:
+    sized = [p for p in patterns if sum(p) == total]
+    if not sized:
         return False
     maxlen = max(x for p in patterns for x in p)
     maxruns = max(len(p) for p in patterns)
-    cards: list[tuple[int, tuple[int, ...], bool]] = []  # kind, candidate positions, may stay wild
-    for kind in range(52):
-        suit, rank = divmod(kind, 13)
-        rank += 1
-        for _ in range(counts[kind]):
-            if rank == 2:
-                if deuce_natural:
-                    cards.append((kind, (2,), True))
-            elif rank == 1:
-                cards.append((kind, (1, 14), False))
-            else:
-                cards.append((kind, (rank,), False))
-    groups: list[tuple[int, list[int]]] = []
-    last_group: dict[int, int] = {}
-
-    def fits() -> bool:
-        if one_suit and len({s for s, _ in groups}) > 1:
-            return False
-        spans = [max(ps) - min(ps) + 1 for _, ps in groups]
-        for p in patterns:
-            if sum(p) != total or len(p) < len(groups) or (len(p) > len(groups) and not wild_only_runs):
-                continue
-            for perm in set(permutations(p)):
-                if all(s <= x for s, x in zip(spans, perm, strict=False)):
-                    return True
+    per_suit = []
+    for suit in range(4):
+        cards: list[tuple[tuple[int, ...], bool]] = []  # candidate positions, may stay a wild
+        for rank in range(1, 14):
+            for _ in range(counts[suit * 13 + rank - 1]):
+                if rank == 2:
+                    if deuce_natural:
+                        cards.append(((2,), True))
+                elif rank == 1:
+                    cards.append(((1, 14), False))
+                else:
+                    cards.append(((rank,), False))
+        if cards:
+            per_suit.append(_suit_span_sets(cards, maxlen, maxruns))
+    if not per_suit or (one_suit and len(per_suit) > 1):
         return False
 
-    def rec(i: int) -> bool:
+    def rec(i: int, spans: tuple[int, ...]) -> bool:
+        if len(spans) > maxruns:
+            return False
+        if i == len(per_suit):
+            for p in sized:
+                if len(p) < len(spans) or (len(p) > len(spans) and not wild_only_runs):
+                    continue
+                if any(all(s <= x for s, x in zip(spans, perm, strict=False)) for perm in permutations(p)):
+                    return True
+            return False
+        return any(rec(i + 1, spans + more) for more in per_suit[i])
+
+    return rec(0, ())
+
+
+def _suit_span_sets(cards: list[tuple[tuple[int, ...], bool]], maxlen: int, maxruns: int) -> set[tuple[int, ...]]:
+    """Every multiset of group spans over all ways to split one suit's naturals into groups of distinct
+    positions (identical cards are interchangeable, so a later copy only goes to a later group)."""
+    out: set[tuple[int, ...]] = set()
+    groups: list[list[int]] = []
+    owner: list[int] = []  # group of each placed card (-1: stayed a wild)
+
+    def rec(i: int) -> None:
         if i == len(cards):
-            return bool(groups) and fits()
-        kind, positions, optional = cards[i]
-        suit = kind // 13
-        if optional and rec(i + 1):
-            return True
-        floor = last_group.get(kind, -1)  # identical copies: a later copy goes to a later group (symmetry)
+            out.add(tuple(max(g) - min(g) + 1 for g in groups))
+            return
+        positions, optional = cards[i]
+        if optional:
+            owner.append(-1)
+            rec(i + 1)
+            owner.pop()
+        same_as_prev = i > 0 and cards[i - 1] == cards[i]
+        floor = owner[i - 1] + 1 if same_as_prev else 0
         for pos in positions:
-            for g in range(floor + 1, len(groups) + 1):
-                fresh = g == len(groups)
-                if fresh:
-                    if len(groups) >= maxruns:
+            for g in range(floor, len(groups) + 1):
+                if g == len(groups):
+                    if len(groups) == maxruns:
                         continue
-                    groups.append((suit, [pos]))
+                    groups.append([pos])
                 else:
-                    gs, ps = groups[g]
-                    if gs != suit or pos in ps or max(*ps, pos) - min(*ps, pos) + 1 > maxlen:
+                    ps = groups[g]
+                    if pos in ps or max(*ps, pos) - min(*ps, pos) + 1 > maxlen:
                         continue
                     ps.append(pos)
-                saved = last_group.get(kind)
-                last_group[kind] = g
-                ok = rec(i + 1)
-                if saved is None:
-                    del last_group[kind]
-                else:
-                    last_group[kind] = saved
-                if fresh:
+                owner.append(g)
+                rec(i + 1)
+                owner.pop()
+                if len(groups[g]) == 1:
                     groups.pop()
                 else:
-                    groups[g][1].pop()
-                if ok:
-                    return True
-        return False
+                    groups[g].pop()
 
-    return rec(0)
+    rec(0)
+    return out
 
 
 def check_partition(runs: list[Run], counts: list[int], *, one_suit: bool = False, patterns=PATTERNS) -> None:

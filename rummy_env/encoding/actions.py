@@ -42,8 +42,36 @@ class ActionRange:
         return self.start + self.size
 
 
-class ActionLayout:
-    """Named action ranges for one profile and player count; the total is computed from them."""
+class RangeTable:
+    """Named, consecutive action ranges; the total is computed from them (shared by every profile's table)."""
+
+    def __init__(self, sizes: list[tuple[str, int]]):
+        self.ranges: dict[str, ActionRange] = {}
+        start = 0
+        for name, size in sizes:
+            self.ranges[name] = ActionRange(name, start, size)
+            start += size
+        self.num_actions = start
+
+    def start(self, name: str) -> int:
+        """First id of a named range (-1 if the profile has no such range)."""
+        r = self.ranges.get(name)
+        return r.start if r else -1
+
+    def range_of(self, action: int) -> ActionRange:
+        """The named range holding ``action``; ``ValueError`` if out of the table."""
+        for rng in self.ranges.values():
+            if rng.start <= action < rng.stop:
+                return rng
+        raise ValueError(f"action {action!r} is outside the action table 0..{self.num_actions - 1}")
+
+    def table_rows(self) -> list[tuple[str, int, int, int]]:
+        """(name, first id, last id, size) for documentation."""
+        return [(r.name, r.start, r.stop - 1, r.size) for r in self.ranges.values()]
+
+
+class ActionLayout(RangeTable):
+    """Named action ranges of a Contract-family profile and player count; the total is computed from them."""
 
     def __init__(self, rules, num_players: int | None = None, pickup_depths: int = 0):
         self.num_players = num_players or rules.num_players
@@ -67,12 +95,7 @@ class ActionLayout:
             ("discard", NUM_KINDS),
             ("go_out", 1),
         ]
-        self.ranges: dict[str, ActionRange] = {}
-        start = 0
-        for name, size in sizes:
-            self.ranges[name] = ActionRange(name, start, size)
-            start += size
-        self.num_actions = start
+        super().__init__(sizes)
         r = self.ranges
         self.DRAW_STOCK = r["draw_stock"].start
         self.DRAW_DISCARD = r["draw_discard"].start
@@ -86,13 +109,6 @@ class ActionLayout:
         self.PLACE = r["place_joker"].start
         self.DISCARD = r["discard"].start
         self.GO_OUT = r["go_out"].start
-
-    def range_of(self, action: int) -> ActionRange:
-        """The named range holding ``action``; ``ValueError`` if out of the table."""
-        for rng in self.ranges.values():
-            if rng.start <= action < rng.stop:
-                return rng
-        raise ValueError(f"action {action!r} is outside the action table 0..{self.num_actions - 1}")
 
     # encoders -------------------------------------------------------------------------------------------
     def slot(self, actor: int, owner: int, meld_index: int) -> int:
@@ -131,7 +147,3 @@ class ActionLayout:
     def decode_place(self, action: int) -> tuple[int, int]:
         """(slot, end) of a placement id."""
         return divmod(action - self.PLACE, 2)
-
-    def table_rows(self) -> list[tuple[str, int, int, int]]:
-        """(name, first id, last id, size) for documentation."""
-        return [(r.name, r.start, r.stop - 1, r.size) for r in self.ranges.values()]

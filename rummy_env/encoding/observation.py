@@ -178,3 +178,75 @@ class ContractObserver:
 
 
 __all__ = ["ContractObserver", "Pieces", "CONTRACT_PHASES", "MELD_FEATURES", "NUM_RANKS"]
+
+
+CONTINENTAL_PHASES = ("draw", "act", "declare")
+
+
+class ContinentalObserver:
+    """Observation of a Continental state: own hand, discard pile, public knowledge, first-turn flags, balances."""
+
+    def __init__(self, rules: Any, num_players: int, num_deals: int, shoe_size: int):
+        n = num_players
+        self.n = n
+        self.shoe_size = float(shoe_size)
+        self.turn_cap = float(rules.turn_cap)
+        self.num_deals = num_deals
+        self.phase_index = {p: i for i, p in enumerate(CONTINENTAL_PHASES)}
+        self.pieces = Pieces(
+            [
+                ("hand", (NUM_KINDS,), "own hand: copies of each card kind"),
+                ("discard_counts", (NUM_KINDS,), "the whole discard pile: copies of each kind"),
+                ("discard_top", (TOP_CARDS, NUM_KINDS), "the top 4 discards in order (row 0 = top), one-hot"),
+                ("pile_sizes", (2,), "stock size and discard-pile size / shoe size"),
+                (
+                    "known",
+                    (n - 1, NUM_KINDS),
+                    "cards each opponent is publicly known to hold (taken from the discard pile, not yet discarded)",
+                ),  # noqa: E501
+                (
+                    "first_turn",
+                    (n,),
+                    "per seat: has not yet finished his first turn of this deal (first-turn bonus open)",
+                ),  # noqa: E501
+                ("balances", (n,), "cumulative balances / 100"),
+                ("deal", (num_deals,), "deal number one-hot"),
+                ("phase", (len(CONTINENTAL_PHASES),), "decision asked: draw, act (discard), declare"),
+                ("active", (n,), "whose turn it is (seat offset one-hot)"),
+                ("taken_discard", (NUM_KINDS,), "card taken from the discard pile this turn, one-hot"),
+                ("turn", (1,), "turns played this deal / turn cap"),
+            ]
+        )
+        self.size = self.pieces.size
+        self._o = self.pieces.offsets
+
+    def encode(self, st: Any, seat: int) -> np.ndarray:
+        """The float32 observation of ``seat``."""
+        o = self._o
+        n = self.n
+        out = np.zeros(self.size, dtype=np.float32)
+        out[o["hand"] : o["hand"] + NUM_KINDS] = st.hands[seat]
+        disc = st.discard
+        dc, dt = o["discard_counts"], o["discard_top"]
+        for k in disc:
+            out[dc + k] += 1.0
+        for i in range(min(TOP_CARDS, len(disc))):
+            out[dt + i * NUM_KINDS + disc[-1 - i]] = 1.0
+        out[o["pile_sizes"]] = len(st.stock) / self.shoe_size
+        out[o["pile_sizes"] + 1] = len(disc) / self.shoe_size
+        kn, ft, bal = o["known"], o["first_turn"], o["balances"]
+        for i in range(n):
+            p = (seat + i) % n
+            if i and any(st.known[p]):
+                out[kn + (i - 1) * NUM_KINDS : kn + i * NUM_KINDS] = st.known[p]
+            out[ft + i] = 1.0 if st.turns_taken[p] == 0 else 0.0
+            out[bal + i] = st.scores[p] / 100.0
+        out[o["deal"] + min(st.deal_index, self.num_deals - 1)] = 1.0
+        ph = self.phase_index.get(st.phase)
+        if ph is not None:
+            out[o["phase"] + ph] = 1.0
+            out[o["active"] + (st.active - seat) % n] = 1.0
+        if st.taken_kind >= 0:
+            out[o["taken_discard"] + st.taken_kind] = 1.0
+        out[o["turn"]] = min(st.turn / self.turn_cap, 1.0)
+        return out

@@ -13,12 +13,17 @@ from .common import IllegalActionError, ScenarioError
 
 
 def new_state(profile: str = "contract", seed: int | None = None, rounds: Any = None, **rule_overrides: Any):
-    """A new seeded session of ``profile`` (all rounds, or the given subset ``rounds``)."""
+    """A new seeded session of ``profile`` (all rounds, or the given subset ``rounds``; for ``continental`` the
+    number of deals)."""
     rules = get_rules(profile, **rule_overrides)
     if profile in ("contract", "contract_gamerules"):
         from .contract import ContractState
 
         return ContractState(rules, seed=seed, rounds=rounds)
+    if profile == "continental":
+        from .continental import ContinentalState
+
+        return ContinentalState(rules, seed=seed, deals=rounds)
     raise ValueError(f"profile {profile!r} has no engine yet")
 
 
@@ -35,6 +40,10 @@ def load_state(data: dict[str, Any], seed: int | None = None, **rule_overrides: 
         from .contract import load_state as _load
 
         return _load(data, rules, seed=seed)
+    if profile == "continental":
+        from .continental import load_state as _load_continental
+
+        return _load_continental(data, rules, seed=seed)
     raise ScenarioError(f"profile {profile!r} has no engine yet")
 
 

@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from ..cards import card_str, parse_card
+
 
 class IllegalActionError(ValueError):
     """An action the rules do not allow in this state (the state is unchanged)."""
@@ -52,3 +54,104 @@ def shuffled(rng: np.random.Generator, cards: list[int]) -> list[int]:
     """A new list with ``cards`` in a random order drawn from ``rng``."""
     order = rng.permutation(len(cards))
     return [cards[i] for i in order]
+
+
+GAME_OVER = "game_over"
+
+
+class EngineState:
+    """What every engine state shares: checked ``apply``, action look-up by description, error messages.
+
+    A subclass provides ``phase``, ``current``, ``history``, ``legal_actions()``, ``_dispatch(action)`` (apply a
+    legal action), ``action_info(action)``, ``describe_action(action)`` and ``round``.
+    """
+
+    phase: str
+    current: int
+    history: list[int]
+
+    def apply(self, action: int) -> None:
+        """Apply one atomic decision of the player to move; ``IllegalActionError`` (state unchanged) if illegal."""
+        if self.phase == GAME_OVER:
+            raise IllegalActionError(f"the game is over: no action is legal (got {action!r})")
+        legal = self.legal_actions()  # type: ignore[attr-defined]
+        if not isinstance(action, int) or isinstance(action, bool):
+            try:
+                if int(action) != action:
+                    raise TypeError
+                action = int(action)
+            except (TypeError, ValueError):
+                raise IllegalActionError(f"action must be an integer id, got {action!r}") from None
+        if action not in legal:
+            raise IllegalActionError(self._illegal_message(action, legal))
+        self.history.append(action)
+        self._dispatch(action)  # type: ignore[attr-defined]
+
+    def find_action(self, **info: Any) -> int:
+        """The legal action whose ``action_info`` contains every given key/value; ``ValueError`` if none or several.
+
+        Example: ``state.find_action(kind="lay_off", card="8H", seat=2, meld=0, end="high")``.
+        """
+        legal = self.legal_actions()  # type: ignore[attr-defined]
+        hits = [a for a in legal if _info_matches(self.action_info(a), info)]  # type: ignore[attr-defined]
+        if len(hits) != 1:
+            infos = [self.action_info(a) for a in legal]  # type: ignore[attr-defined]
+            what = "no legal action" if not hits else f"{len(hits)} legal actions"
+            raise ValueError(f"{what} match {info!r}; legal actions: {infos}")
+        return hits[0]
+
+    def legal_action_infos(self) -> list[tuple[int, dict[str, Any]]]:
+        """(id, action_info) of every legal action."""
+        return [(a, self.action_info(a)) for a in self.legal_actions()]  # type: ignore[attr-defined]
+
+    def _illegal_message(self, action: int, legal: list[int]) -> str:
+        try:
+            desc = self.describe_action(action)  # type: ignore[attr-defined]
+        except ValueError:
+            desc = "not an action of this table"
+        shown = ", ".join(f"{a} ({self.describe_action(a)})" for a in legal[:40])  # type: ignore[attr-defined]
+        more = f" and {len(legal) - 40} more" if len(legal) > 40 else ""
+        return (
+            f"illegal action {action} ({desc}) for player {self.current} in phase '{self.phase}' "
+            f"of round {self.round}; legal actions: {shown}{more}"  # type: ignore[attr-defined]
+        )
+
+
+_MISSING = object()
+
+
+def _info_matches(info: dict[str, Any], want: dict[str, Any]) -> bool:
+    for key, val in want.items():
+        have = info.get(key, _MISSING)
+        if key == "card" and isinstance(val, str) and isinstance(have, str) and not val.startswith("JK"):
+            if parse_card(val) != parse_card(have):
+                return False
+        elif key == "cards" and isinstance(val, list) and isinstance(have, list):
+            if sorted(have) != sorted(val):
+                return False
+        elif have != val:
+            return False
+    return True
+
+
+def _sym_s(text: str | None) -> str:
+    """A card string with suit symbols (``"7C"`` -> ``"7♣"``); joker strings unchanged."""
+    if text is None:
+        return "?"
+    if text.startswith("JK"):
+        return text
+    return card_str(parse_card(text), symbols=True)
+
+
+def _int_field(data: dict[str, Any], key: str, default: int, lo: int, hi: int) -> int:
+    v = data.get(key, default)
+    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+        raise ScenarioError(f"'{key}' must be an integer in {lo}..{hi}, got {v!r}")
+    return v
+
+
+def _card(text: Any, where: str) -> int:
+    try:
+        return parse_card(text)
+    except ValueError as exc:
+        raise ScenarioError(f"{where}: {exc}") from None

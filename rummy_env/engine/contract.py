@@ -34,7 +34,6 @@ from ..cards import (
     SUITS,
     Shoe,
     card_str,
-    parse_card,
 )
 from ..encoding.actions import ActionLayout
 from ..melds import (
@@ -54,7 +53,17 @@ from ..melds import (
     run_spec_cards,
 )
 from ..profiles.contract import ContractRules
-from .common import IllegalActionError, ScenarioError, make_rng, rng_from_json, rng_to_json, shuffled
+from .common import (
+    EngineState,
+    ScenarioError,
+    _card,
+    _int_field,
+    _sym_s,
+    make_rng,
+    rng_from_json,
+    rng_to_json,
+    shuffled,
+)
 
 DRAW = "draw"
 BUY = "buy"
@@ -78,11 +87,7 @@ def layout_for(rules: ContractRules) -> ActionLayout:
     return lay
 
 
-def _sym(kind: int) -> str:
-    return card_str(kind, symbols=True)
-
-
-class ContractState:
+class ContractState(EngineState):
     """A Contract Rummy session in progress: one seeded game, all its rounds."""
 
     def __init__(self, rules: ContractRules, seed: int | None = None, rounds: tuple[int, ...] | None = None):
@@ -365,12 +370,12 @@ class ContractState:
         c = self.hands[self.active][kind]
         if c == 0 or self.must_place >= 0:
             return False  # B.2-10: no discard while the deep-pickup card is not on the table
-        return not (kind == self.taken_kind and self.taken_pending and c == 1)
+        return not (self.rules.forbid_rediscard and kind == self.taken_kind and self.taken_pending and c == 1)
 
     def _can_spare(self, kind: int) -> bool:
         """A.1-12: after playing ``kind`` to the table the hand still holds a card that may be discarded."""
         size = self.hand_size[self.active] - 1
-        banned = 1 if (self.taken_pending and kind != self.taken_kind) else 0
+        banned = 1 if (self.rules.forbid_rediscard and self.taken_pending and kind != self.taken_kind) else 0
         if not self.rules.keep_card_for_discard:
             # B.1-10: an emptied hand goes out; otherwise a discardable card (or a further lay-off) must remain
             return size == 0 or size - banned >= 1 or self.must_place >= 0
@@ -516,9 +521,29 @@ class ContractState:
                     if meld.high < MAX_POS:
                         cands += [(pos_kind(meld.suit, meld.high + 1), 1), (JOKER, 1)]
                 for kind, end in cands:
-                    if hand[kind] and layoff_fits(meld, kind, end, rules) and self._can_spare(kind):
+                    if hand[kind] and layoff_fits(meld, kind, end, rules) and (
+                        self._can_spare(kind) or self._taken_follows(meld, kind, end)
+                    ):
                         out.append(lay.lay_off(kind, slot, end))
         return out
+
+    def _taken_follows(self, meld: Meld, kind: int, end: int) -> bool:
+        """B.1-10: a lay-off may leave only the (undiscardable) card taken from the discard pile when that card can
+        then be laid off too, emptying the hand (e.g. 3S then the taken 2S onto 4S-5S-6S)."""
+        t = self.taken_kind
+        hand = self.hands[self.active]
+        if self.rules.keep_card_for_discard or not self.taken_pending or self.hand_size[self.active] != 2:
+            return False
+        if kind == t or hand[t] != 1:
+            return False
+        after = meld.copy()
+        lay_off(after, kind, end)
+        for m in self.table:
+            target = after if m is meld else m
+            for e in (0, 1) if target.kind == RUN else (0,):
+                if layoff_fits(target, t, e, self.rules):
+                    return True
+        return False
 
     def _joker_placeable(self) -> bool:
         for meld in self.table:
@@ -565,23 +590,6 @@ class ContractState:
     # ----------------------------------------------------------------------------------------------------------
     # Applying actions
     # ----------------------------------------------------------------------------------------------------------
-    def apply(self, action: int) -> None:
-        """Apply one atomic decision of the player to move; ``IllegalActionError`` (state unchanged) if illegal."""
-        if self.phase == GAME_OVER:
-            raise IllegalActionError(f"the game is over: no action is legal (got {action!r})")
-        legal = self.legal_actions()
-        if not isinstance(action, (int,)) or isinstance(action, bool):
-            try:
-                if int(action) != action:
-                    raise TypeError
-                action = int(action)
-            except (TypeError, ValueError):
-                raise IllegalActionError(f"action must be an integer id, got {action!r}") from None
-        if action not in legal:
-            raise IllegalActionError(self._illegal_message(action, legal))
-        self.history.append(action)
-        self._dispatch(action)
-
     def _dispatch(self, action: int) -> None:
         """Apply a legal action (no checks)."""
         self._legal = None
@@ -609,18 +617,6 @@ class ContractState:
             self._out_if_empty()
         else:
             self._apply_act(action)
-
-    def _illegal_message(self, action: int, legal: list[int]) -> str:
-        try:
-            desc = self.describe_action(action)
-        except ValueError:
-            desc = "not an action of this table"
-        shown = ", ".join(f"{a} ({self.describe_action(a)})" for a in legal[:40])
-        more = f" and {len(legal) - 40} more" if len(legal) > 40 else ""
-        return (
-            f"illegal action {action} ({desc}) for player {self.current} in phase '{self.phase}' "
-            f"of round {self.round}; legal actions: {shown}{more}"
-        )
 
     # draw phase -------------------------------------------------------------------------------------------
     def _take_discard(self) -> None:
@@ -965,22 +961,6 @@ class ContractState:
             return {"kind": "discard", "card": card_str(action - lay.DISCARD)}
         return {"kind": "go_out"}
 
-    def find_action(self, **info: Any) -> int:
-        """The legal action whose ``action_info`` contains every given key/value; ``ValueError`` if none or several.
-
-        Example: ``state.find_action(kind="lay_off", card="8H", seat=2, meld=0, end="high")``.
-        """
-        hits = [a for a in self.legal_actions() if _info_matches(self.action_info(a), info)]
-        if len(hits) != 1:
-            legal = [self.action_info(a) for a in self.legal_actions()]
-            what = "no legal action" if not hits else f"{len(hits)} legal actions"
-            raise ValueError(f"{what} match {info!r}; legal actions: {legal}")
-        return hits[0]
-
-    def legal_action_infos(self) -> list[tuple[int, dict[str, Any]]]:
-        """(id, action_info) of every legal action."""
-        return [(a, self.action_info(a)) for a in self.legal_actions()]
-
     def describe_action(self, action: int) -> str:
         """Readable description, e.g. ``buy Q♥ (+ penalty card)`` or ``lay off 8♥ on seat 2's run 5♥–7♥ (high end)``."""
         info = self.action_info(action)
@@ -1065,31 +1045,6 @@ class ContractState:
         assert total == self.copies, "every physical card is accounted for exactly once"
         if self.phase != GAME_OVER:
             assert self.legal_actions(), "the player to move has a legal action"
-
-
-def _info_matches(info: dict[str, Any], want: dict[str, Any]) -> bool:
-    for key, val in want.items():
-        have = info.get(key, _MISSING)
-        if key == "card" and isinstance(val, str) and isinstance(have, str) and not val.startswith("JK"):
-            if parse_card(val) != parse_card(have):
-                return False
-        elif key == "cards" and isinstance(val, list) and isinstance(have, list):
-            if sorted(have) != sorted(val):
-                return False
-        elif have != val:
-            return False
-    return True
-
-
-_MISSING = object()
-
-
-def _sym_s(text: str | None) -> str:
-    if text is None:
-        return "?"
-    if text.startswith("JK"):
-        return text
-    return _sym(parse_card(text))
 
 
 def _sub_multisets(avail: list[int], size: int, distinct: bool) -> list[tuple[int, ...]]:
@@ -1235,6 +1190,8 @@ def load_state(data: dict[str, Any], rules: ContractRules, seed: int | None = No
     phase = data.get("phase", DRAW)
     if phase not in PHASES:
         raise ScenarioError(f"unknown phase {phase!r}; allowed: {list(PHASES)}")
+    if phase == BUY and not rules.buying:
+        raise ScenarioError(f"phase 'buy' does not exist in profile {rules.name!r} (no buying)")
     st.phase = phase
     default_active = (st.dealer + 1) % n
     st.active = _int_field(data, "active", data.get("current_player", default_active) if phase != BUY else default_active, 0, n - 1)  # noqa: E501
@@ -1293,20 +1250,6 @@ def load_state(data: dict[str, Any], rules: ContractRules, seed: int | None = No
     if phase != GAME_OVER and not st.legal_actions():
         raise ScenarioError(f"the scenario leaves player {st.current} no legal action in phase '{phase}'")
     return st
-
-
-def _int_field(data: dict[str, Any], key: str, default: int, lo: int, hi: int) -> int:
-    v = data.get(key, default)
-    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
-        raise ScenarioError(f"'{key}' must be an integer in {lo}..{hi}, got {v!r}")
-    return v
-
-
-def _card(text: Any, where: str) -> int:
-    try:
-        return parse_card(text)
-    except ValueError as exc:
-        raise ScenarioError(f"{where}: {exc}") from None
 
 
 __all__ = [

@@ -23,20 +23,23 @@ class RummyAECEnv(AECEnv):
 
     #: the reward scale: penalties (or payments) are divided by this
     reward_scale = 100.0
+    #: reward modes this profile offers (the first is the default)
+    reward_modes: tuple[str, ...] = REWARD_MODES
 
     def __init__(
         self,
         render_mode: str | None = None,
-        reward: str = "penalty",
+        reward: str | None = None,
         illegal_action: str = "raise",
         max_steps: int | None = None,
         illegal_reward: float = -1.0,
     ):
         super().__init__()
+        reward = self.reward_modes[0] if reward is None else reward
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r}; allowed: None, 'human', 'ansi'")
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward={reward!r}; allowed: {list(REWARD_MODES)}")
+        if reward not in self.reward_modes:
+            raise ValueError(f"reward={reward!r}; allowed: {list(self.reward_modes)}")
         if illegal_action not in ILLEGAL_MODES:
             raise ValueError(f"illegal_action={illegal_action!r}; allowed: {list(ILLEGAL_MODES)}")
         if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
@@ -60,7 +63,9 @@ class RummyAECEnv(AECEnv):
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
-        self._mask_key: tuple[int, int] | None = None
+        # (state object, history length) of the cached mask: the object itself, not id(), because a replaced state
+        # can be freed and its id reused by another state with the same history length (stale mask)
+        self._mask_key: tuple[Any, int] | None = None
         self._mask: np.ndarray | None = None
         self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
@@ -112,8 +117,8 @@ class RummyAECEnv(AECEnv):
         seat = self.agent_name_mapping[agent]
         if st.current_player != seat or not self.agents or self.terminations.get(agent) or self.truncations.get(agent):
             return np.zeros(self.num_actions, dtype=np.int8)
-        key = (id(st), len(st.history))
-        if self._mask_key != key:
+        key = (st, len(st.history))
+        if self._mask_key is None or self._mask_key[0] is not st or self._mask_key[1] != key[1]:
             mask = np.zeros(self.num_actions, dtype=np.int8)
             mask[st.legal_actions()] = 1
             self._mask = mask
@@ -186,6 +191,12 @@ class RummyAECEnv(AECEnv):
         del n
 
     def _round_rewards(self, res: dict[str, Any]) -> None:
+        if "payments" in res:  # zero-sum payments (continental): the deal's balance change
+            if self.reward_mode == "payment":
+                for i, a in enumerate(self.possible_agents):
+                    if a in self.rewards:
+                        self.rewards[a] += res["payments"][i] / self.reward_scale
+            return
         pens = res["penalties"]
         n = len(pens)
         if self.reward_mode == "penalty":

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from .continental import CONTINENTAL, ContinentalRules
 from .contract import CONTRACT, CONTRACT_GAMERULES, ContractRules
 
-PROFILES: dict[str, Any] = {"contract": CONTRACT, "contract_gamerules": CONTRACT_GAMERULES}
+PROFILES: dict[str, Any] = {
+    "contract": CONTRACT,
+    "contract_gamerules": CONTRACT_GAMERULES,
+    "continental": CONTINENTAL,
+}
 
 
 def get_rules(profile: str, **overrides: Any) -> Any:
@@ -20,4 +25,12 @@ def get_rules(profile: str, **overrides: Any) -> Any:
     return rules.with_overrides(**overrides) if overrides else rules
 
 
-__all__ = ["CONTRACT", "CONTRACT_GAMERULES", "ContractRules", "PROFILES", "get_rules"]
+__all__ = [
+    "CONTINENTAL",
+    "ContinentalRules",
+    "CONTRACT",
+    "CONTRACT_GAMERULES",
+    "ContractRules",
+    "PROFILES",
+    "get_rules",
+]

@@ -1,0 +1,73 @@
+"""The ``heuristic`` bot: one hand-written policy per profile, chosen by ``env.unwrapped.profile``.
+
+A profile's policy is a class built with ``factory(rng)`` whose ``decide(view) -> int`` picks a legal action from a
+``PublicView``. ``register_heuristic(profile, factory)`` adds one; ``contract`` is registered here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import numpy as np
+
+from .view import PublicView, public_view
+
+
+class Policy(Protocol):
+    """A profile's heuristic: a legal action for the seat of the view."""
+
+    def decide(self, view: PublicView) -> int:
+        """The chosen legal action."""
+
+
+PolicyFactory = Callable[[np.random.Generator], Policy]
+
+POLICIES: dict[str, PolicyFactory] = {}
+
+
+def register_heuristic(profile: str, factory: PolicyFactory) -> None:
+    """Use ``factory(rng)`` as the heuristic of ``profile``."""
+    POLICIES[profile] = factory
+
+
+def _contract_policy(rng: np.random.Generator) -> Policy:
+    from .heuristic_contract import ContractHeuristic
+
+    return ContractHeuristic(rng)
+
+
+register_heuristic("contract", _contract_policy)
+
+
+class HeuristicBot:
+    """Club-player rules for the env's profile; seeded (ties are broken with the seed's generator)."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int | None = 0):
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed and forget everything remembered from an earlier session."""
+        self.seed = seed
+        self.rng = np.random.Generator(np.random.PCG64(seed))
+        self._policies: dict[str, Policy] = {}
+
+    def act(self, env: Any, agent: str) -> int:
+        """The heuristic's legal action for ``agent``, from ``agent``'s public view only."""
+        view = public_view(env, agent)
+        if not view.legal:
+            raise ValueError(f"{agent} has no legal action: it is not its decision")
+        if len(view.legal) == 1:
+            return view.legal[0]
+        policy = self._policies.get(view.profile)
+        if policy is None:
+            factory = POLICIES.get(view.profile)
+            if factory is None:
+                raise ValueError(f"no heuristic for profile {view.profile!r}; available: {sorted(POLICIES)}")
+            policy = self._policies[view.profile] = factory(self.rng)
+        return policy.decide(view)
+
+
+__all__ = ["HeuristicBot", "POLICIES", "Policy", "register_heuristic"]

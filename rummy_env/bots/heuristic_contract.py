@@ -1,0 +1,446 @@
+"""The ``contract`` heuristic: how a good club player plays Contract Rummy (spec A.1), one small function per decision.
+
+The yardstick is the hand's *cost* (``contract_hand``): the weighted number of cards still missing for the contract
+(rounds 1-6) or for three runs holding the whole hand (round 7). Every decision reads only the ``PublicView``.
+
+| decision | idea |
+|---|---|
+| draw | take the discard top when it fills a missing card (or, once opened, when it can be laid off at once) |
+| buy | buy when the card fills a missing card and the round is young enough to carry the penalty card |
+| act, not opened | open as soon as the contract is in hand, with the opening that leaves the best rest |
+| act, opened | lay off everything possible (chains first), swap jokers for naturals, then discard |
+| discard | the card least useful for the target, weighted by its penalty, that does not feed the next player |
+| round 7 | keep the cards of the best three runs; go out the moment the hand forms them |
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..cards import JOKER, NUM_KINDS, NUM_RANKS, PENALTY
+from ..melds import GROUP, MAX_POS, RUN, Meld, lay_off
+from .contract_hand import (
+    Structure,
+    contract_structure,
+    final_structure,
+    fits_table,
+    opening_plans,
+    plan_melds,
+    playable,
+)
+from .view import PublicView
+
+#: how much an extra missing card must be filled before a discard is taken / a card bought (cost units ~ cards)
+TAKE_GAIN = 1.0
+BUY_GAIN = 1.0
+#: a buy is refused once the round's danger (age, opponents down, cards already bought) passes these
+BUY_DANGER = 1.0
+BUY_DANGER_IF_COMPLETES = 1.6
+
+
+def _with(hand: tuple[int, ...] | list[int], kind: int, delta: int = 1) -> tuple[int, ...]:
+    h = list(hand)
+    h[kind] += delta
+    return tuple(h)
+
+
+def _suit_rank(kind: int) -> tuple[int, int]:
+    return divmod(kind, NUM_RANKS)
+
+
+class ContractHeuristic:
+    """The club player's rules for profile ``contract``; ties are broken with ``rng``."""
+
+    def __init__(self, rng: np.random.Generator):
+        self.rng = rng
+        self._memo: dict[Any, Structure] = {}
+
+    # ----------------------------------------------------------------------------------------------------------
+    # Entry point
+    # ----------------------------------------------------------------------------------------------------------
+    def decide(self, view: PublicView) -> int:
+        """The chosen legal action for the deciding seat."""
+        if len(self._memo) > 20000:
+            self._memo.clear()
+        phase = view.phase
+        if phase == "draw":
+            return self.choose_draw(view)
+        if phase == "buy":
+            return self.choose_buy(view)
+        if phase == "place_joker":
+            return self.choose_joker_place(view)
+        if phase == "opening":
+            return self.choose_opening_meld(view)
+        return self.choose_act(view)
+
+    # ----------------------------------------------------------------------------------------------------------
+    # Hand measures (memoised: the same hand is measured for the draw, each buy and the discard)
+    # ----------------------------------------------------------------------------------------------------------
+    def structure(self, view: PublicView, hand: tuple[int, ...], live: list[int]) -> Structure:
+        """The contract target of ``hand`` this round (rounds 1-6: g groups + r runs)."""
+        g, r = view.contract
+        key = ("c", hand, g, r, tuple(live))
+        s = self._memo.get(key)
+        if s is None:
+            s = self._memo[key] = contract_structure(hand, g, r, live, view.rules)
+        return s
+
+    def final_runs(self, view: PublicView, hand: tuple[int, ...], target: int, live: list[int]) -> Structure:
+        """The round-7 target of ``hand``: three runs of ``target`` cards in all."""
+        key = ("f", hand, target, tuple(live))
+        s = self._memo.get(key)
+        if s is None:
+            s = self._memo[key] = final_structure(hand, target, live, view.contract[1])
+        return s
+
+    # ----------------------------------------------------------------------------------------------------------
+    # Draw: the discard top or the stock
+    # ----------------------------------------------------------------------------------------------------------
+    def choose_draw(self, view: PublicView) -> int:
+        """Take the discard top only when it is a card the hand wants; otherwise the stock (opens the buy window)."""
+        lay = view.layout
+        if lay.DRAW_DISCARD in view.legal and self.wants_discard(view, view.discard_top):
+            return lay.DRAW_DISCARD
+        return lay.DRAW_STOCK
+
+    def wants_discard(self, view: PublicView, card: int) -> bool:
+        """Does ``card`` complete or advance the target (or, once opened, go straight onto the table)?"""
+        hand = view.hand
+        live = view.unseen()
+        if view.final_round:
+            target = sum(hand) + 1
+            before = self.final_runs(view, hand, target, live).cost
+            after = self.final_runs(view, _with(hand, card), target, live).cost
+            return after <= before - TAKE_GAIN
+        if view.opened[view.seat]:
+            # opened on an earlier turn: worth taking if it can be laid off this very turn
+            table = view.table()
+            return playable(_with(hand, card), table, view.rules)[card] > playable(hand, table, view.rules)[card]
+        before = self.structure(view, hand, live)
+        after = self.structure(view, _with(hand, card), live)
+        if before.missing == 0:
+            # the contract is in hand already: take it if it will be laid off right after opening
+            return self.attaches(view, card, before)
+        return after.cost <= before.cost - TAKE_GAIN
+
+    def attaches(self, view: PublicView, card: int, target: Structure) -> bool:
+        """``card`` could be laid off once the target melds are down (same rank as a target group, next to a target
+        run, or onto a meld already on the table)."""
+        if card == JOKER:
+            return True
+        suit, q = _suit_rank(card)
+        for meld in target.melds:
+            if meld[0] == GROUP and meld[1] == q + 1:
+                return True
+            if meld[0] == RUN and meld[1] == suit:
+                lo, hi = int(meld[2]), int(meld[3])
+                pos = (1, MAX_POS) if q == 0 else (q + 1,)
+                if any(p == lo - 1 or p == hi + 1 for p in pos):
+                    return True
+        return fits_table(card, view.table(), view.rules)
+
+    # ----------------------------------------------------------------------------------------------------------
+    # Buy ("May I"): the offered card plus a penalty card from the stock
+    # ----------------------------------------------------------------------------------------------------------
+    def choose_buy(self, view: PublicView) -> int:
+        """Buy when the offered card advances the target enough to be worth the penalty card."""
+        lay = view.layout
+        if lay.BUY in view.legal and self.worth_buying(view, view.offered):
+            return lay.BUY
+        return lay.PASS
+
+    def danger(self, view: PublicView) -> float:
+        """How late the round is for carrying extra cards: its age, opponents already down, cards already bought."""
+        seat = view.seat
+        opened = sum(1 for p in range(view.num_players) if p != seat and view.opened[p])
+        dealt = view.rules.hand_sizes[view.round - 1]
+        extra = max(0, view.hand_sizes[seat] - dealt)
+        return view.turn / 48.0 + 0.4 * opened + 0.15 * extra
+
+    def worth_buying(self, view: PublicView, card: int) -> bool:
+        """Before opening, a card that fills a missing slot is worth the penalty card while the round is young; after
+        opening never (the penalty card is one more card to get rid of)."""
+        if card < 0 or view.opened[view.seat]:
+            return False
+        hand = view.hand
+        live = view.unseen()
+        danger = self.danger(view)
+        if view.final_round:
+            # round 7: the hand grows by two, so the card must fill more than the penalty card spoils
+            target = sum(hand) + 1
+            before = self.final_runs(view, hand, target, live).cost
+            after = self.final_runs(view, _with(hand, card), target + 2, live).cost
+            return after <= before - BUY_GAIN and danger < BUY_DANGER
+        before = self.structure(view, hand, live)
+        after = self.structure(view, _with(hand, card), live)
+        if after.cost > before.cost - BUY_GAIN:
+            return False
+        limit = BUY_DANGER_IF_COMPLETES if after.missing == 0 else BUY_DANGER
+        return danger < limit
+
+    # ----------------------------------------------------------------------------------------------------------
+    # Act: open, lay off, swap, discard, go out
+    # ----------------------------------------------------------------------------------------------------------
+    def choose_act(self, view: PublicView) -> int:
+        """Go out / open when possible, else empty the hand onto the table, then discard."""
+        lay = view.layout
+        legal = view.legal
+        if view.final_round:
+            if lay.GO_OUT in legal:
+                return lay.GO_OUT
+            return self.discard_final_round(view)
+        if not view.opened[view.seat]:
+            if any(lay.MELD <= a < lay.LAY_OFF for a in legal):
+                return self.choose_opening_meld(view)
+            return self.discard_before_opening(view)
+        for choose in (self.choose_lay_off_natural, self.choose_swap, self.choose_lay_off_joker):
+            action = choose(view)
+            if action is not None:
+                return action
+        return self.discard_after_opening(view)
+
+    # opening --------------------------------------------------------------------------------------------------
+    def choose_opening_meld(self, view: PublicView) -> int:
+        """Open with the plan that leaves the best rest: the fewest and cheapest cards that cannot be laid off next
+        turn (one of them goes on the discard pile now)."""
+        lay = view.layout
+        legal = set(view.legal)
+        seat = view.seat
+        if view.phase == "opening" and view.opening_left:
+            g, r = view.opening_left
+            declared = tuple((m.suit, m.low, m.high) for m in view.melds[seat] if m.kind == RUN)
+        else:
+            g, r = view.contract
+            declared = ()
+        best: tuple[tuple[float, int], int] | None = None
+        table = view.table()
+        for plan in opening_plans(view.hand, g, r, view.rules, declared):
+            first = self.meld_action(view, plan.melds[0])
+            if first not in legal:
+                continue
+            score = self.rest_after_opening(view, plan.rest, table + plan_melds(plan, seat, view.rules.run_min))
+            key = (score, first)
+            if best is None or key < best[0]:
+                best = (key, first)
+        if best is not None:
+            return best[1]
+        return min(a for a in view.legal if lay.MELD <= a < lay.LAY_OFF)  # pragma: no cover - plans cover legal
+
+    @staticmethod
+    def meld_action(view: PublicView, spec: Any) -> int:
+        """Action id of declaring a catalog meld."""
+        lay = view.layout
+        if hasattr(spec, "rank"):
+            idx = lay.group_index.get(spec)
+            return -1 if idx is None else lay.MELD + idx
+        idx = lay.run_index.get(spec)
+        return -1 if idx is None else lay.MELD_RUN + idx
+
+    def rest_after_opening(self, view: PublicView, rest: tuple[int, ...], table: list[Meld]) -> float:
+        """Penalty of what would stay in hand: cards that cannot be laid off later, after discarding the worst one;
+        every such card counts 10 on top of its penalty."""
+        can = playable(rest, table, view.rules)
+        stuck = [PENALTY[k] for k in range(NUM_KINDS) for _ in range(rest[k] - can[k])]
+        if stuck:
+            stuck.remove(max(stuck))
+        return 10.0 * len(stuck) + sum(stuck)
+
+    # lay-offs and joker swaps ---------------------------------------------------------------------------------
+    def choose_lay_off_natural(self, view: PublicView) -> int | None:
+        """Lay off a natural card, the dearest first, on the spot that keeps most of the rest playable."""
+        lay = view.layout
+        cands = [a for a in view.legal if lay.LAY_OFF <= a < lay.SWAP and lay.decode_lay_off(a)[0] != JOKER]
+        if not cands:
+            return None
+        return self.best_spot(view, cands, lambda a: lay.decode_lay_off(a)[0], prefer_groups=False)
+
+    def choose_lay_off_joker(self, view: PublicView) -> int | None:
+        """Jokers go down last, where they leave the hand's other cards a place (groups first: a joker at a run end
+        opens a new place for the opponents)."""
+        lay = view.layout
+        cands = [a for a in view.legal if lay.LAY_OFF <= a < lay.SWAP and lay.decode_lay_off(a)[0] == JOKER]
+        if not cands:
+            return None
+        return self.best_spot(view, cands, lambda a: JOKER, prefer_groups=True)
+
+    def choose_swap(self, view: PublicView) -> int | None:
+        """A swap always pays: the natural leaves the hand and the freed joker goes onto the table."""
+        lay = view.layout
+        cands = [a for a in view.legal if lay.SWAP <= a < lay.PLACE]
+        if not cands:
+            return None
+        return max(cands, key=lambda a: (PENALTY[_swap_kind(view, a)], -a))
+
+    def choose_joker_place(self, view: PublicView) -> int:
+        """Place the freed joker where the hand's cards keep the most places."""
+        lay = view.layout
+        cands = [a for a in view.legal if lay.PLACE <= a < lay.DISCARD]
+        return self.best_spot(view, cands, lambda a: JOKER, prefer_groups=True, hand_has_card=True)
+
+    def best_spot(self, view, cands: list[int], card_of, prefer_groups: bool, hand_has_card: bool = True) -> int:
+        """Among lay-off / placement actions: the dearest card, then the spot after which most of the hand is still
+        playable, then (for jokers) a group rather than a run end."""
+        lay = view.layout
+        seat = view.seat
+
+        def score(a: int) -> tuple[float, int, int, int]:
+            kind = card_of(a)
+            if lay.PLACE <= a < lay.DISCARD:
+                slot, end = lay.decode_place(a)
+            else:
+                _, slot, end = lay.decode_lay_off(a)
+            owner, idx = lay.slot_target(seat, slot)
+            melds = [[m.copy() for m in ms] for ms in view.melds]
+            target = melds[owner][idx]
+            lay_off(target, kind, end)
+            rest = list(view.hand)
+            if hand_has_card:
+                rest[kind] -= 1
+            can = playable(rest, [m for ms in melds for m in ms], view.rules)
+            group = 1 if (prefer_groups and target.kind == GROUP) else 0
+            return (PENALTY[kind], sum(can), group, -a)
+
+        return max(cands, key=score)
+
+    # discards -------------------------------------------------------------------------------------------------
+    def discard_before_opening(self, view: PublicView) -> int:
+        """Discard a card outside the best contract target (the least useful, weighted by its penalty); if every card
+        is in the target, the one whose loss costs least."""
+        live = view.unseen()
+        target = self.structure(view, view.hand, live)
+        spare = [k for k in self.discardable(view) if view.hand[k] > target.used[k]]
+        if spare:
+            return self.discard_by_priority(view, spare, target, live)
+        kinds = self.discardable(view)
+        cost = {k: self.structure(view, _with(view.hand, k, -1), live).cost for k in kinds}
+        low = min(cost.values())
+        return self.discard_by_priority(view, [k for k in kinds if cost[k] <= low + 1e-9], target, live)
+
+    def discard_after_opening(self, view: PublicView) -> int:
+        """Opened: every card left is a penalty; keep those that will be laid off next turn, drop the dearest."""
+        table = view.table()
+        can = playable(view.hand, table, view.rules)
+
+        def score(k: int) -> float:
+            s = PENALTY[k] / 5.0
+            if can[k]:
+                s -= 4.0  # goes onto the table next turn (the opening turn forbids lay-offs)
+            s += self.near_table(view, k, table)
+            return s - 2.0 * self.feeds_next(view, k, table)
+
+        return self.pick_discard(view, self.discardable(view), score)
+
+    def discard_final_round(self, view: PublicView) -> int:
+        """Round 7: discard the card whose loss leaves the cheapest three-run target for the next draw."""
+        live = view.unseen()
+        hand = view.hand
+        target = sum(hand)  # after the discard, the next draw brings the hand back to this size
+        kinds = self.discardable(view)
+        cost = {k: self.final_runs(view, _with(hand, k, -1), target, live).cost for k in kinds}
+        low = min(cost.values())
+        best = [k for k in kinds if cost[k] <= low + 1e-9]
+        table = view.table()
+
+        def score(k: int) -> float:
+            return PENALTY[k] / 10.0 - self.run_neighbours(view, k) - 2.0 * self.feeds_next(view, k, table)
+
+        return self.pick_discard(view, best, score)
+
+    def discard_by_priority(self, view: PublicView, kinds: list[int], target: Structure, live: list[int]) -> int:
+        """Before opening: the card least useful for the target, weighted by its penalty (heavier as opponents go
+        down), that does not feed the next player."""
+        g, r = view.contract
+        table = view.table()
+        opened = sum(1 for p in range(view.num_players) if p != view.seat and view.opened[p])
+        pen_weight = 0.1 * (1 + opened)
+
+        def score(k: int) -> float:
+            if k == JOKER:
+                return -100.0
+            keep = 0.0
+            suit, q = _suit_rank(k)
+            if g:
+                same = sum(view.hand[s * NUM_RANKS + q] for s in range(4)) - 1
+                live_rank = sum(live[s * NUM_RANKS + q] for s in range(4))
+                keep += 1.2 * min(same, 2) * min(1.0, live_rank / 2.0)
+            if r:
+                keep += self.run_neighbours(view, k)
+            if self.attaches(view, k, target):
+                keep += 1.5
+            return pen_weight * PENALTY[k] - keep - 2.0 * self.feeds_next(view, k, table)
+
+        return self.pick_discard(view, kinds, score)
+
+    def run_neighbours(self, view: PublicView, kind: int) -> float:
+        """Run potential of a card: same-suit cards of the hand one or two positions away."""
+        if kind == JOKER:
+            return 100.0
+        suit, q = _suit_rank(kind)
+        positions = (1, MAX_POS) if q == 0 else (q + 1,)
+        best = 0.0
+        for p in positions:
+            near = 0.0
+            for d, w in ((1, 1.0), (2, 0.6)):
+                for p2 in (p - d, p + d):
+                    if 1 <= p2 <= MAX_POS and view.hand[suit * NUM_RANKS + (0 if p2 == MAX_POS else p2 - 1)]:
+                        near += w
+            best = max(best, near)
+        return best
+
+    def near_table(self, view: PublicView, kind: int, table: list[Meld]) -> float:
+        """Opened: a card one gap away from a run end may still go down (penalty-free keep, small)."""
+        if kind == JOKER:
+            return -100.0
+        suit, q = _suit_rank(kind)
+        for m in table:
+            if m.kind == RUN and m.suit == suit:
+                for p in (1, MAX_POS) if q == 0 else (q + 1,):
+                    if p == m.low - 2 or p == m.high + 2:
+                        return -0.5
+        return 0.0
+
+    def feeds_next(self, view: PublicView, kind: int, table: list[Meld]) -> float:
+        """Risk that the next player takes the card: it fits the table and he is down, or he is publicly collecting
+        its rank (group contracts) or its suit nearby (run contracts)."""
+        nxt = (view.seat + 1) % view.num_players
+        risk = 0.0
+        if kind == JOKER:
+            return 1.0
+        if view.opened[nxt] and not view.final_round and fits_table(kind, table, view.rules):
+            risk += 1.0
+        known = view.known[nxt]
+        if any(known):
+            g, r = view.contract
+            suit, q = _suit_rank(kind)
+            if g and any(known[s * NUM_RANKS + q] for s in range(4)):
+                risk += 1.0
+            if r:
+                for d in (-2, -1, 1, 2):
+                    q2 = q + d
+                    if 0 <= q2 < NUM_RANKS and known[suit * NUM_RANKS + q2]:
+                        risk += 0.7
+                        break
+        return risk
+
+    def discardable(self, view: PublicView) -> list[int]:
+        """Kinds the deciding seat may discard now."""
+        lay = view.layout
+        return [a - lay.DISCARD for a in view.legal if lay.DISCARD <= a < lay.DISCARD + NUM_KINDS]
+
+    def pick_discard(self, view: PublicView, kinds: list[int], score) -> int:
+        """The discard action of the highest-scoring kind; exact ties broken by the generator."""
+        scores = {k: score(k) for k in kinds}
+        top = max(scores.values())
+        best = [k for k in kinds if scores[k] >= top - 1e-9]
+        k = best[int(self.rng.integers(len(best)))] if len(best) > 1 else best[0]
+        return view.layout.DISCARD + k
+
+
+def _swap_kind(view: PublicView, action: int) -> int:
+    suit, pos, _ = view.layout.decode_swap(action)
+    return suit * NUM_RANKS + (0 if pos == MAX_POS else pos - 1)
+
+
+__all__ = ["ContractHeuristic"]

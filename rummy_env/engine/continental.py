@@ -1,0 +1,523 @@
+"""Rules engine of Continental rummy (profile ``continental``, document 004, spec C.1/C.2).
+
+No table melds: a hidden 15-card hand goes out all at once as runs only (2s and jokers wild). Same shape as the
+Contract engine: ``current_player``, ``phase``, ``legal_actions()``, ``apply(action)``, ``clone()``, ``to_json()``.
+
+| phase       | who acts           | legal actions                                                         |
+|-------------|--------------------|-----------------------------------------------------------------------|
+| `draw`      | the active player  | draw_stock, draw_discard; on his first turn with a valid dealt hand also declare (no draw: F = 10) |
+| `act`       | the active player  | discard (16 cards in hand)                                            |
+| `declare`   | the active player  | declare (go out) or pass; asked only when the 15 cards left are valid  |
+| `game_over` | nobody             | none                                                                  |
+
+Balances are zero-sum payments (C.1-6); higher is better.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from ..cards import JOKER, NUM_KINDS, NUM_RANKS, Shoe, card_str
+from ..continental_hand import count_wilds, find_partition, one_suit_possible
+from ..continental_hand import can_go_out as _can_go_out
+from ..encoding.actions import RangeTable
+from ..melds import pos_text
+from ..profiles.continental import ContinentalRules
+from .common import (
+    EngineState,
+    ScenarioError,
+    _card,
+    _int_field,
+    _sym_s,
+    make_rng,
+    rng_from_json,
+    rng_to_json,
+    shuffled,
+)
+
+DRAW = "draw"
+ACT = "act"
+DECLARE = "declare"
+GAME_OVER = "game_over"
+PHASES = (DRAW, ACT, DECLARE, GAME_OVER)
+
+
+class ContinentalLayout(RangeTable):
+    """Action table of ``continental``: draw_stock, draw_discard, discard (53 kinds), declare, pass."""
+
+    def __init__(self) -> None:
+        super().__init__([("draw_stock", 1), ("draw_discard", 1), ("discard", NUM_KINDS), ("declare", 1), ("pass", 1)])
+        self.DRAW_STOCK = self.start("draw_stock")
+        self.DRAW_DISCARD = self.start("draw_discard")
+        self.DISCARD = self.start("discard")
+        self.DECLARE = self.start("declare")
+        self.PASS = self.start("pass")
+
+
+LAYOUT = ContinentalLayout()
+
+
+class ContinentalState(EngineState):
+    """A Continental session in progress: one seeded game, all its deals."""
+
+    def __init__(self, rules: ContinentalRules, seed: int | None = None, deals: int | None = None):
+        self.rules = rules
+        self.layout = LAYOUT
+        self.n = rules.num_players
+        self.shoe = Shoe(rules.decks, rules.jokers)
+        self.copies = self.shoe.copies_list()
+        self.rng = make_rng(seed)
+        self.seed = seed
+        self.num_deals = _check_deals(rules, deals)
+        self.deal_index = 0
+        self.scores = [0] * self.n
+        self.round_results: list[dict[str, Any]] = []
+        self.history: list[int] = []
+        self._legal: list[int] | None = None
+        self.dealer = int(self.rng.integers(self.n))
+        self._deal()
+
+    # setup ----------------------------------------------------------------------------------------------------
+    @property
+    def round(self) -> int:
+        """The current deal number (1-based)."""
+        return self.deal_index + 1
+
+    def _clear_deal(self) -> None:
+        n = self.n
+        self.hands = [[0] * NUM_KINDS for _ in range(n)]
+        self.hand_size = [0] * n
+        self.known = [[0] * NUM_KINDS for _ in range(n)]
+        self.turns_taken = [0] * n  # completed own turns this deal (C.2-3 "first turn")
+        self.turn = 0
+        self.taken_kind = -1
+        self.drew = False
+        self.stock: list[int] = []
+        self.discard: list[int] = []
+
+    def _deal(self) -> None:
+        """C.1-2: shuffle, deal 15 each in packets of 3 from the dealer's left, one upcard, the rest is the stock."""
+        self._clear_deal()
+        r = self.rules
+        cards = shuffled(self.rng, self.shoe.kinds())
+        n = self.n
+        i = 0
+        for _packet in range(r.hand_size // r.deal_packet):
+            for j in range(n):
+                seat = (self.dealer + 1 + j) % n
+                for _ in range(r.deal_packet):
+                    self.hands[seat][cards[i]] += 1
+                    i += 1
+        self.hand_size = [r.hand_size] * n
+        self.discard = [cards[i]]
+        self.stock = cards[i + 1 :][::-1]
+        self.active = (self.dealer + 1) % n
+        self.current = self.active
+        self.phase = DRAW
+        self.turn = 1
+
+    # queries --------------------------------------------------------------------------------------------------
+    @property
+    def current_player(self) -> int:
+        """Seat whose decision it is (-1 when the session is over)."""
+        return self.current
+
+    def is_terminal(self) -> bool:
+        """True once the last deal of the session is settled."""
+        return self.phase == GAME_OVER
+
+    def returns(self) -> list[float]:
+        """Each seat's balance (zero-sum payments)."""
+        return [float(s) for s in self.scores]
+
+    def winners(self) -> list[int]:
+        """Seats with the highest balance (tied leaders share, C.1-8)."""
+        best = max(self.scores)
+        return [p for p in range(self.n) if self.scores[p] == best]
+
+    def hand_cards(self, seat: int) -> list[int]:
+        """Kinds in ``seat``'s hand, sorted."""
+        return [k for k, c in enumerate(self.hands[seat]) for _ in range(c)]
+
+    def can_go_out(self, seat: int) -> bool:
+        """Do ``seat``'s cards split into valid runs (C.1-3, C.1-4)?"""
+        r = self.rules
+        return _can_go_out(self.hands[seat], patterns=r.patterns, min_run=r.min_run)
+
+    def payment(self, seat: int, no_draw: bool) -> int:
+        """C.1-6: what each opponent pays ``seat`` going out with the current hand."""
+        r = self.rules
+        h = self.hands[seat]
+        deuces, jokers = count_wilds(h)
+        w = deuces + 2 * jokers
+        pay = r.base_payment + (w if w > 0 else r.no_wild_bonus)
+        if self.turns_taken[seat] == 0:
+            pay += r.no_draw_bonus if no_draw else r.first_turn_bonus
+        if one_suit_possible(h, patterns=r.patterns, min_run=r.min_run):
+            pay += r.one_suit_bonus
+        return pay
+
+    # legal actions --------------------------------------------------------------------------------------------
+    def legal_actions(self) -> list[int]:
+        """Sorted ids of the legal actions of the player to move."""
+        if self._legal is None:
+            lay = self.layout
+            p = self.active
+            if self.phase == DRAW:
+                acts = [lay.DRAW_STOCK]
+                if self.discard:
+                    acts.append(lay.DRAW_DISCARD)
+                # C.1-5: at the start of his own first turn a valid dealt hand may be declared without drawing
+                if self.turns_taken[p] == 0 and self.can_go_out(p):
+                    acts.append(lay.DECLARE)
+            elif self.phase == ACT:
+                hand = self.hands[p]
+                acts = [
+                    lay.DISCARD + k
+                    for k in range(NUM_KINDS)
+                    if hand[k] and not (k == self.taken_kind and hand[k] == 1 and self.rules.forbid_rediscard)
+                ]
+            elif self.phase == DECLARE:
+                acts = [lay.DECLARE, lay.PASS]
+            else:
+                acts = []
+            acts.sort()
+            self._legal = acts
+        return self._legal
+
+    # transitions ----------------------------------------------------------------------------------------------
+    def _dispatch(self, action: int) -> None:
+        self._legal = None
+        lay = self.layout
+        p = self.active
+        if self.phase == DRAW:
+            if action == lay.DECLARE:
+                self._go_out(no_draw=True)
+            elif action == lay.DRAW_DISCARD:
+                k = self.discard.pop()
+                self.hands[p][k] += 1
+                self.hand_size[p] += 1
+                self.known[p][k] += 1
+                self.taken_kind = k
+                self.phase = ACT
+            else:
+                k = self._stock_card()
+                if k < 0:
+                    return
+                self.hands[p][k] += 1
+                self.hand_size[p] += 1
+                self.taken_kind = -1
+                self.phase = ACT
+        elif self.phase == ACT:
+            k = action - lay.DISCARD
+            self.hands[p][k] -= 1
+            self.hand_size[p] -= 1
+            if self.known[p][k]:
+                self.known[p][k] -= 1
+            self.discard.append(k)
+            if self.can_go_out(p):
+                self.phase = DECLARE  # C.2-7: declaring is optional, right after the own discard
+            else:
+                self._next_turn()
+        else:
+            if action == lay.DECLARE:
+                self._go_out(no_draw=False)
+            else:
+                self._next_turn()
+
+    def _stock_card(self) -> int:
+        """C.1-7: reshuffle all discards but the top when the stock is empty; nothing to recycle: drawn deal."""
+        if not self.stock:
+            if len(self.discard) <= 1:
+                self._end_deal(winner=-1, reason="exhausted", payment=0)
+                return -1
+            top = self.discard[-1]
+            self.stock = shuffled(self.rng, self.discard[:-1])
+            self.discard = [top]
+        return self.stock.pop()
+
+    def _next_turn(self) -> None:
+        self.turns_taken[self.active] += 1
+        self.active = (self.active + 1) % self.n
+        self.current = self.active
+        self.taken_kind = -1
+        self.phase = DRAW
+        self.turn += 1
+        if self.turn > self.rules.turn_cap:
+            self._end_deal(winner=-1, reason="turn_cap", payment=0)  # C.2-5: a drawn deal, no payment
+
+    def _go_out(self, no_draw: bool) -> None:
+        p = self.active
+        self._end_deal(winner=p, reason="out", payment=self.payment(p, no_draw))
+
+    def _end_deal(self, winner: int, reason: str, payment: int) -> None:
+        """C.1-6: every opponent pays the winner; a drawn deal pays nothing. C.2-4: the deal passes left."""
+        deltas = [0] * self.n
+        if winner >= 0:
+            for q in range(self.n):
+                if q != winner:
+                    deltas[q] = -payment
+            deltas[winner] = payment * (self.n - 1)
+        result: dict[str, Any] = {
+            "round": self.round,
+            "winner": winner if winner >= 0 else None,
+            "reason": reason,
+            "payments": deltas,
+        }
+        if winner >= 0:
+            r = self.rules
+            runs = find_partition(
+                self.hands[winner],
+                one_suit=one_suit_possible(self.hands[winner], patterns=r.patterns, min_run=r.min_run),
+                patterns=r.patterns,
+                min_run=r.min_run,
+            )
+            result["melds"] = [_run_strings(run) for run in runs or []]
+        for q in range(self.n):
+            self.scores[q] += deltas[q]
+        self.round_results.append(result)
+        self._legal = None
+        if self.deal_index + 1 < self.num_deals:
+            self.deal_index += 1
+            self.dealer = (self.dealer + 1) % self.n
+            self._deal()
+        else:
+            self.phase = GAME_OVER
+            self.current = -1
+
+    # copies, descriptions, JSON -------------------------------------------------------------------------------
+    def clone(self) -> ContinentalState:
+        """An independent deep copy (generator included)."""
+        new = copy.copy(self)
+        new.hands = [list(h) for h in self.hands]
+        new.known = [list(h) for h in self.known]
+        new.hand_size = list(self.hand_size)
+        new.turns_taken = list(self.turns_taken)
+        new.stock = list(self.stock)
+        new.discard = list(self.discard)
+        new.scores = list(self.scores)
+        new.round_results = copy.deepcopy(self.round_results)
+        new.history = list(self.history)
+        new.rng = copy.deepcopy(self.rng)
+        new._legal = list(self._legal) if self._legal is not None else None
+        return new
+
+    def resample_hidden(self, seat: int, rng: Any) -> ContinentalState:
+        """A clone with every card ``seat`` cannot see redealt at random (stock order, opponents' unknown cards)."""
+        new = self.clone()
+        pool = list(new.stock)
+        sizes = []
+        for p in range(new.n):
+            if p == seat:
+                sizes.append(0)
+                continue
+            hid = [new.hands[p][k] - new.known[p][k] for k in range(NUM_KINDS)]
+            for k in range(NUM_KINDS):
+                pool.extend([k] * hid[k])
+                new.hands[p][k] -= hid[k]
+            sizes.append(sum(hid))
+        pool = shuffled(rng, pool)
+        for p in range(new.n):
+            for _ in range(sizes[p]):
+                new.hands[p][pool.pop()] += 1
+        new.stock = pool
+        new._legal = None
+        return new
+
+    def action_info(self, action: int) -> dict[str, Any]:
+        """Structured description of ``action`` (schema in the README)."""
+        name = self.layout.range_of(int(action)).name
+        if name == "draw_stock":
+            return {"kind": "draw_stock"}
+        if name == "draw_discard":
+            return {"kind": "draw_discard", "card": card_str(self.discard[-1]) if self.discard else None}
+        if name == "discard":
+            return {"kind": "discard", "card": card_str(action - self.layout.DISCARD)}
+        if name == "declare":
+            return {"kind": "declare", "draw": self.phase != DRAW}
+        return {"kind": "pass"}
+
+    def describe_action(self, action: int) -> str:
+        """Readable description of ``action``."""
+        info = self.action_info(action)
+        kind = info["kind"]
+        if kind == "draw_stock":
+            return "draw from the stock"
+        if kind == "draw_discard":
+            return f"take {_sym_s(info['card'])} from the discard pile"
+        if kind == "discard":
+            return f"discard {_sym_s(info['card'])}"
+        if kind == "declare":
+            return "declare: reveal all 15 cards and go out" + ("" if info["draw"] else " without drawing")
+        return "do not declare yet"
+
+    def to_json(self) -> dict[str, Any]:
+        """The state in the scenario format; ``load_state`` gives back an identical state."""
+        n = self.n
+        return {
+            "profile": self.rules.name,
+            "round": self.round,
+            "dealer": self.dealer,
+            "current_player": self.current,
+            "phase": self.phase,
+            "hands": [[card_str(k) for k in self.hand_cards(p)] for p in range(n)],
+            "discard": [card_str(k) for k in reversed(self.discard)],
+            "stock": [card_str(k) for k in reversed(self.stock)],
+            "scores": list(self.scores),
+            "active": self.active,
+            "turn": self.turn,
+            "turns_taken": list(self.turns_taken),
+            "taken_discard": card_str(self.taken_kind) if self.taken_kind >= 0 else None,
+            "known": [[card_str(k) for k in range(NUM_KINDS) for _ in range(self.known[p][k])] for p in range(n)],
+            "deals": self.num_deals,
+            "round_results": copy.deepcopy(self.round_results),
+            "num_players": n,
+            "rng": rng_to_json(self.rng),
+        }
+
+    def check_invariants(self) -> None:
+        """Raise ``AssertionError`` if an accounting invariant breaks (tests and fuzzers)."""
+        total = [0] * NUM_KINDS
+        for p in range(self.n):
+            assert sum(self.hands[p]) == self.hand_size[p]
+            for k in range(NUM_KINDS):
+                assert 0 <= self.known[p][k] <= self.hands[p][k]
+                total[k] += self.hands[p][k]
+        for k in self.stock + self.discard:
+            total[k] += 1
+        assert total == self.copies, "every physical card is accounted for exactly once"
+        assert sum(self.scores) == 0, "payments are zero-sum"
+        if self.phase != GAME_OVER:
+            assert self.legal_actions()
+            expected = self.rules.hand_size + (1 if self.phase == ACT else 0)
+            assert self.hand_size[self.active] == expected
+
+
+def _run_strings(run: Any) -> list[str]:
+    """A run of the going-out split as card strings, wilds with their declared position (``2C(6H)``)."""
+    out = []
+    for i, k in enumerate(run.cards):
+        pos = run.low + i
+        natural = run.suit * NUM_RANKS + (0 if pos == 14 else pos - 1)
+        if k == natural:
+            out.append(card_str(k))
+        else:
+            decl = f"{pos_text(pos)}{'CDHS'[run.suit]}"
+            out.append(f"{'JK' if k == JOKER else card_str(k)}({decl})")
+    return out
+
+
+def _check_deals(rules: ContinentalRules, deals: Any) -> int:
+    if deals is None:
+        return rules.num_deals
+    if not isinstance(deals, int) or isinstance(deals, bool) or deals < 1:
+        raise ValueError(f"deals={deals!r}: expected a positive number of deals")
+    return deals
+
+
+def load_state(data: dict[str, Any], rules: ContinentalRules, seed: int | None = None) -> ContinentalState:
+    """Build a state from the JSON scenario format (omitted piles are shuffled from the unplaced cards)."""
+    if not isinstance(data, dict):
+        raise ScenarioError(f"a scenario must be a dict, got {type(data).__name__}")
+    allowed = {
+        "profile", "round", "dealer", "current_player", "phase", "hands", "discard", "stock", "scores", "active",
+        "turn", "turns_taken", "taken_discard", "known", "deals", "round_results", "num_players", "rng",
+    }  # fmt: skip
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise ScenarioError(f"unknown scenario key(s) {unknown}; allowed: {sorted(allowed)}")
+    if data.get("profile", rules.name) != rules.name:
+        raise ScenarioError(f"scenario is for profile {data.get('profile')!r}, this engine runs {rules.name!r}")
+    n = rules.num_players
+    if "num_players" in data and data["num_players"] != n:
+        raise ScenarioError(f"scenario has num_players={data['num_players']!r}, the rules say {n}")
+    st = ContinentalState.__new__(ContinentalState)
+    st.rules, st.layout, st.n, st.seed = rules, LAYOUT, n, seed
+    st.shoe = Shoe(rules.decks, rules.jokers)
+    st.copies = st.shoe.copies_list()
+    st.history = []
+    st._legal = None
+    st.num_deals = _int_field(data, "deals", rules.num_deals, 1, 10**6)
+    st.deal_index = _int_field(data, "round", 1, 1, st.num_deals) - 1
+    st.rng = rng_from_json(data["rng"]) if "rng" in data else make_rng(seed)
+    st.dealer = _int_field(data, "dealer", 0, 0, n - 1)
+    st._clear_deal()
+    scores = data.get("scores", [0] * n)
+    if not isinstance(scores, list) or len(scores) != n or not all(isinstance(s, int) for s in scores):
+        raise ScenarioError(f"'scores' must be a list of {n} integers, got {scores!r}")
+    if sum(scores) != 0:
+        raise ScenarioError(f"'scores' are zero-sum balances, got {scores!r} (sum {sum(scores)})")
+    st.scores = list(scores)
+    st.round_results = copy.deepcopy(data.get("round_results", []))
+    used = [0] * NUM_KINDS
+    hands = data.get("hands")
+    if not isinstance(hands, list) or len(hands) != n:
+        raise ScenarioError(f"'hands' must be a list of {n} lists of cards")
+    for p, h in enumerate(hands):
+        if not isinstance(h, list):
+            raise ScenarioError(f"hands[{p}] must be a list of card strings, got {h!r}")
+        for t in h:
+            k = _card(t, f"hands[{p}]")
+            st.hands[p][k] += 1
+            used[k] += 1
+        st.hand_size[p] = len(h)
+    piles: dict[str, list[int]] = {}
+    for key in ("discard", "stock"):
+        if key in data:
+            if not isinstance(data[key], list):
+                raise ScenarioError(f"'{key}' must be a list of card strings (top first)")
+            piles[key] = [_card(t, key) for t in data[key]][::-1]
+            for k in piles[key]:
+                used[k] += 1
+    for k in range(NUM_KINDS):
+        if used[k] > st.copies[k]:
+            raise ScenarioError(
+                f"the scenario holds {used[k]} copies of {card_str(k)}; the {rules.name} shoe has {st.copies[k]}"
+            )
+    rest = [k for k in range(NUM_KINDS) for _ in range(st.copies[k] - used[k])]
+    if "stock" in piles and "discard" in piles:
+        if rest:
+            raise ScenarioError(f"{len(rest)} card(s) of the shoe are nowhere: {' '.join(map(card_str, rest))}")
+        st.stock, st.discard = piles["stock"], piles["discard"]
+    elif "stock" in piles:
+        st.stock, st.discard = piles["stock"], shuffled(st.rng, rest)
+    else:
+        rest = shuffled(st.rng, rest)
+        if "discard" in piles:
+            st.discard, st.stock = piles["discard"], rest
+        else:
+            st.discard, st.stock = rest[:1], rest[1:]
+    phase = data.get("phase", DRAW)
+    if phase not in PHASES:
+        raise ScenarioError(f"unknown phase {phase!r}; allowed: {list(PHASES)}")
+    st.phase = phase
+    st.active = _int_field(data, "active", data.get("current_player", (st.dealer + 1) % n), 0, n - 1)
+    st.current = -1 if phase == GAME_OVER else st.active
+    if "current_player" in data and data["current_player"] != st.current:
+        raise ScenarioError(f"'current_player' {data['current_player']!r} does not match (expected {st.current})")
+    st.turn = _int_field(data, "turn", 1, 1, rules.turn_cap)
+    tt = data.get("turns_taken", [0] * n)
+    if not isinstance(tt, list) or len(tt) != n or not all(isinstance(x, int) and x >= 0 for x in tt):
+        raise ScenarioError(f"'turns_taken' must be a list of {n} non-negative integers, got {tt!r}")
+    st.turns_taken = list(tt)
+    taken = data.get("taken_discard")
+    st.taken_kind = _card(taken, "taken_discard") if taken is not None else -1
+    for p, cards in enumerate(data.get("known", [[] for _ in range(n)])):
+        for t in cards:
+            k = _card(t, f"known[{p}]")
+            st.known[p][k] += 1
+            if st.known[p][k] > st.hands[p][k]:
+                raise ScenarioError(f"known[{p}] lists {card_str(k)} more often than hand {p} holds it")
+    if phase != GAME_OVER:
+        need = rules.hand_size + (1 if phase == ACT else 0)
+        for p in range(n):
+            want = need if p == st.active else rules.hand_size
+            if st.hand_size[p] != want:
+                raise ScenarioError(f"hands[{p}] holds {st.hand_size[p]} cards; phase '{phase}' needs {want}")
+        if phase == DECLARE and not st.can_go_out(st.active):
+            raise ScenarioError("phase 'declare' needs a valid 15-card hand for the active player")
+    return st
+
+
+__all__ = ["ContinentalState", "ContinentalLayout", "LAYOUT", "load_state", "PHASES"]

@@ -1,0 +1,102 @@
+"""# Continental rummy (`continental_v0`)
+
+```python
+from rummy_env import continental_v0
+env = continental_v0.env(num_players=4)
+```
+
+| | |
+|---|---|
+| Agents | `player_0` .. `player_{n-1}`, `num_players` 4 or 5 |
+| Actions | `Discrete(57)`: `draw_stock` 0, `draw_discard` 1, `discard` 2..54 (card kind), `declare` 55, `pass` 56 |
+| Observations | `{"observation": Box(0, inf, (N,), float32), "action_mask": Box(0, 1, (57,), int8)}`, pieces in the README |
+| Rules | document 004, spec C.1/C.2 (`../shared/rules/README.md`), frozen `ContinentalRules` |
+
+One `step` is one decision: draw (stock or discard top), discard, and — only when the 15 cards left form a valid
+hand — declare (go out) or pass. At the start of his own first turn a player whose dealt 15 are valid may declare
+without drawing (`declare` in the draw phase). The going-out check is exact (runs only, 2s and jokers wild).
+
+## Rewards
+
+| `reward=` | when | value |
+|---|---|---|
+| `"payment"` (default) | end of each deal | the deal's balance change / 100 (zero-sum) |
+| `"win"` | end of the session | the leaders share +1, the others share -1 |
+
+## Arguments
+
+`continental_v0.env(num_players=4, render_mode=None, reward="payment", deals=None, illegal_action="raise",
+max_steps=None, **rule_overrides)`; `deals=1` plays one deal (default: one per player).
+
+## Version history
+
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..cards import card_str
+from ..encoding.observation import ContinentalObserver
+from ..engine.continental import ContinentalState, load_state
+from ..profiles import get_rules
+from .base import RummyAECEnv, wrap
+
+
+class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
+    """Continental rummy for 4-5 players as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata = {"render_modes": ["human", "ansi"], "name": "continental_v0", "is_parallelizable": True, "render_fps": 1}
+    profile = "continental"
+    reward_modes = ("payment", "win")
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        render_mode: str | None = None,
+        reward: str | None = None,
+        deals: int | None = None,
+        illegal_action: str = "raise",
+        max_steps: int | None = None,
+        **rule_overrides: Any,
+    ):
+        self.rules = get_rules(self.profile, num_players=num_players, **rule_overrides)
+        self.deals = deals
+        super().__init__(render_mode=render_mode, reward=reward, illegal_action=illegal_action, max_steps=max_steps)
+
+    def _new_state(self, seed: int | None, scenario: dict[str, Any] | None = None) -> ContinentalState:
+        if scenario is not None:
+            return load_state(scenario, self.rules, seed=seed)
+        return ContinentalState(self.rules, seed=seed, deals=self.deals)
+
+    def _make_observer(self, state: ContinentalState) -> ContinentalObserver:
+        return ContinentalObserver(self.rules, self.rules.num_players, state.num_deals, state.shoe.size)
+
+    def state_text(self) -> str:
+        """The table as text."""
+        st = self.state_
+        top = card_str(st.discard[-1], symbols=True) if st.discard else "-"
+        lines = [
+            f"Deal {st.round} of {st.num_deals}, dealer P{st.dealer}, turn {st.turn}, stock {len(st.stock)}, "
+            f"discard {len(st.discard)}, discard top {top}"
+        ]
+        for p in range(st.n):
+            mark = "*" if p == st.current else " "
+            first = ", first turn to come" if st.turns_taken[p] == 0 else ""
+            lines.append(f"{mark}P{p}: {st.hand_size[p]} cards, balance {st.scores[p]}{first}")
+        if st.is_terminal():
+            lines.append(f"Session over. Balances {st.scores}; winners {st.winners()}")
+        else:
+            p = st.current
+            lines.append(f"Decision: P{p}, phase '{st.phase}'")
+            lines.append("Hand: " + " ".join(card_str(k, symbols=True) for k in st.hand_cards(p)))
+        return "\n".join(lines)
+
+
+def env(**kwargs: Any) -> raw_env:
+    """``raw_env`` wrapped with PettingZoo's standard wrappers."""
+    return wrap(raw_env(**kwargs))  # type: ignore[return-value]
+
+
+__all__ = ["env", "raw_env"]

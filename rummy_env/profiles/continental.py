@@ -1,0 +1,76 @@
+"""Profile ``continental``: Continental rummy, Bicycle profile (document 004, spec C.1/C.2).
+
+Every choice listed as a resolution in C.2 is a field of the frozen ``ContinentalRules``, adopted value as default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from ..continental_hand import RUN_LENGTH_PATTERNS
+
+
+@dataclass(frozen=True)
+class ContinentalRules:
+    """Frozen rules object of Continental rummy."""
+
+    name: str = "continental"
+    #: C.1-1: 4-5 players, each for himself
+    num_players: int = 4
+    min_players: int = 4
+    max_players: int = 5
+    #: C.1-1: 2 x 52 + 2 jokers = 106; all 2s and the jokers are wild
+    decks: int = 2
+    jokers: int = 2
+    #: C.1-2: 15 cards each, dealt in packets of 3
+    hand_size: int = 15
+    deal_packet: int = 3
+    #: C.1-4: the run lengths a going-out hand may split into
+    patterns: tuple[tuple[int, ...], ...] = RUN_LENGTH_PATTERNS
+    min_run: int = 3
+    #: C.1-5 / C.2-6: the card taken from the discard pile may not be discarded in the same turn
+    forbid_rediscard: bool = True
+    #: C.1-6: payment per opponent = base + W + F + S
+    base_payment: int = 1
+    no_wild_bonus: int = 10
+    first_turn_bonus: int = 7
+    no_draw_bonus: int = 10
+    one_suit_bonus: int = 10
+    #: C.1-8: deals in a session per player (each player deals once)
+    deals_per_player: int = 1
+    #: engine safety limit: turns per deal before the deal ends as a drawn deal (README, top)
+    turn_cap: int = 400
+
+    def __post_init__(self) -> None:
+        problems = []
+        if not self.min_players <= self.num_players <= self.max_players:
+            problems.append(f"num_players={self.num_players} (allowed {self.min_players}..{self.max_players})")
+        if self.turn_cap < 1:
+            problems.append(f"turn_cap={self.turn_cap} (must be >= 1)")
+        if self.hand_size % self.deal_packet:
+            problems.append("hand_size must be a multiple of deal_packet")
+        if self.num_players * self.hand_size + 1 > self.decks * 52 + self.jokers:
+            problems.append("the hands and the upcard exceed the shoe")
+        if any(sum(p) != self.hand_size for p in self.patterns):
+            problems.append("every run-length pattern must add up to hand_size")
+        if problems:
+            raise ValueError(f"bad {self.name} rules: " + "; ".join(problems))
+
+    @property
+    def num_deals(self) -> int:
+        """Deals in a full session."""
+        return self.num_players * self.deals_per_player
+
+    def with_overrides(self, **overrides: Any) -> ContinentalRules:
+        """A copy with some fields changed; unknown names raise ``ValueError`` listing the allowed ones."""
+        names = {f.name for f in fields(self)}
+        unknown = sorted(set(overrides) - names)
+        if unknown:
+            raise ValueError(f"unknown {self.name} rule field(s) {unknown}; allowed: {sorted(names)}")
+        if "patterns" in overrides:
+            overrides["patterns"] = tuple(tuple(int(x) for x in p) for p in overrides["patterns"])
+        return replace(self, **overrides)
+
+
+CONTINENTAL = ContinentalRules()
