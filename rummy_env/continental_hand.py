@@ -104,6 +104,16 @@ class _Solver:
         for p in pats:
             self._add_subs(p)
         self.slots = {c: sum(x * ((c >> (8 * (x - 1))) & 0xFF) for x in self.lengths) for c in self.subs}
+        self.minlen = self.lengths[0]
+        # sub-multisets are also numbered, so a suit's options can be an int bit mask (cheap to cache, no GC)
+        self.sub_codes = sorted(self.subs)
+        self.sub_index = {c: i for i, c in enumerate(self.sub_codes)}
+        self.sum_index = [
+            [self.sub_index.get(a + b, -1) for b in self.sub_codes] for a in self.sub_codes
+        ]  # index of a + b, or -1
+        self.full_mask: dict[int, int] = {}  # hand size -> mask of the patterns of that size
+        for c, pat in self.pattern_code.items():
+            self.full_mask[sum(pat)] = self.full_mask.get(sum(pat), 0) | 1 << self.sub_index[c]
         # the ways to open k runs at one position: (code added, lengths), for k = 0..maxruns
         self.openings: list[list[tuple[int, tuple[int, ...]]]] = [[(0, ())]]
         for _ in range(self.maxruns):
@@ -114,7 +124,16 @@ class _Solver:
                     if not ls or x >= ls[-1]:
                         nxt[(c + self.code[x], (*ls, x))] = None
             self.openings.append(list(nxt))
-        self.cache: dict[int, frozenset[int]] = {}
+        # openings of k runs at one position as (index of their multiset, lengths); multisets outside every
+        # pattern are left out. add_rows[j][i]: index of sub i + sub j, or -1.
+        self.open_idx = [
+            [(self.sub_index[c], ls) for c, ls in opts if c in self.sub_index] for opts in self.openings
+        ]
+        self.add_rows = [[self.sum_index[i][j] for i in range(len(self.sub_codes))] for j in range(len(self.sub_codes))]
+        self.zero_bit = 1 << self.sub_index[0]
+        self._limit_masks: dict[int, list[int]] = {}
+        self._shift_memo: dict[int, int] = {}
+        self.cache: dict[int, int] = {}
 
     def _add_subs(self, pattern: tuple[int, ...]) -> None:
         """Add every sub-multiset of ``pattern`` to ``subs``."""
@@ -135,7 +154,7 @@ class _Solver:
     def can_go_out(self, counts: Sequence[int]) -> bool:
         """Exact going-out test (see module doc)."""
         found = self._suits(counts)
-        return found is not None and self._combine(self._suit_options(*found), found[0]) is not None
+        return found is not None and self._feasible(self._suit_options(*found), found[0])
 
     def _suits(self, counts: Sequence[int]) -> tuple[int, int, list[int], list[int]] | None:
         """(total, wilds, per-suit keys, per-suit run lower bounds) of the suits holding naturals, or None if
@@ -190,85 +209,166 @@ class _Solver:
         wilds = counts[1] + counts[14] + counts[27] + counts[40] + counts[52]
         return total, wilds, keys, bounds
 
-    def _suit_options(self, total: int, wilds: int, keys: list[int], bounds: list[int]) -> list[frozenset[int]]:
-        """Per suit, the length-multiset codes its naturals can fill, within what the other suits leave over."""
+    def _suit_options(self, total: int, wilds: int, keys: list[int], bounds: list[int]) -> list[int]:
+        """Per suit, the mask of length multisets its naturals can fill within what the other suits leave over."""
         spare_runs = self.maxruns - sum(bounds)
+        minlen = self.minlen
+        sizes = [_key_size(key) for key in keys]
+        need = [max(n, minlen * bd) for n, bd in zip(sizes, bounds, strict=True)]  # slots each suit needs at least
+        spare_slots = total - sum(need)
         return [
-            self._options(key, _key_size(key) + wilds, spare_runs + bd) for key, bd in zip(keys, bounds, strict=True)
+            self._options(key, spare_slots + nd, spare_runs + bd)
+            for key, bd, nd in zip(keys, bounds, need, strict=True)
         ]
 
-    def _combine(self, options: list[frozenset[int]], total: int) -> list[int] | None:
-        """One length-multiset code per suit whose sum is a pattern of ``total`` cards, or None."""
-        subs = self.subs
+    def _feasible(self, masks: list[int], total: int) -> bool:
+        """True when one multiset per suit (from its mask) adds up to a pattern of ``total`` cards."""
+        sum_index = self.sum_index
+        reach = 1 << self.sub_index[0]
+        for opts in masks:
+            nxt = 0
+            r = reach
+            while r:
+                low = r & -r
+                r ^= low
+                row = sum_index[low.bit_length() - 1]
+                o = opts
+                while o:
+                    b = o & -o
+                    o ^= b
+                    i = row[b.bit_length() - 1]
+                    if i >= 0:
+                        nxt |= 1 << i
+            if not nxt:
+                return False
+            reach = nxt
+        return bool(reach & self.full_mask.get(total, 0))
+
+    def _choose(self, masks: list[int], total: int) -> list[int] | None:
+        """One length-multiset code per suit adding up to a pattern of ``total`` cards, or None."""
+        codes = self.sub_codes
         reach: dict[int, list[int]] = {0: []}
-        for opts in options:
+        for opts in masks:
             nxt: dict[int, list[int]] = {}
             for a, chosen in reach.items():
-                for o in opts:
-                    c = a + o
-                    if c in subs and c not in nxt:
-                        nxt[c] = [*chosen, o]
-            if not nxt:
-                return None
+                for i, o in enumerate(codes):
+                    if opts >> i & 1 and a + o in self.subs and a + o not in nxt:
+                        nxt[a + o] = [*chosen, o]
             reach = nxt
+        full = self.full_mask.get(total, 0)
         for c, chosen in reach.items():
-            p = self.pattern_code.get(c)
-            if p is not None and sum(p) == total:
+            if full >> self.sub_index[c] & 1:
                 return chosen
         return None
 
-    def _options(self, key: int, max_slots: int, max_runs: int) -> frozenset[int]:
-        """Memoised length-multiset codes (<= max_slots cards, <= max_runs runs) for one suit's naturals ``key``."""
+    def _options(self, key: int, max_slots: int, max_runs: int) -> int:
+        """Memoised mask of length multisets (<= max_slots cards, <= max_runs runs) for one suit's naturals ``key``."""
         ck = key | (max_slots << 112) | (max_runs << 124)
         res = self.cache.get(ck)
         if res is None:
             if len(self.cache) >= _CACHE_LIMIT:
                 self.cache.clear()
-            out: set[int] = set()
-            for nat in _ace_splits(key):
-                out |= self._suit_dp(nat, max_slots, max_runs)
-            res = frozenset(out)
+            res = 0
+            if max_slots >= 0 and max_runs >= 0:
+                for nat in _ace_splits(key):
+                    res |= self._suit_dp(nat, max_slots, max_runs)
             self.cache[ck] = res
         return res
 
-    def _suit_dp(self, nat: list[int], max_slots: int, max_runs: int) -> set[int]:
-        """Length-multiset codes (<= max_slots cards, <= max_runs runs) holding the naturals ``nat[1..14]`` of a suit.
+    def _limits(self, max_slots: int, max_runs: int) -> list[int]:
+        """Masks of the multisets that still leave room for ``lb`` more runs, for lb = 0..maxruns + 1."""
+        key = max_slots * 256 + max_runs
+        ok = self._limit_masks.get(key)
+        if ok is None:
+            ok = []
+            for lb in range(self.maxruns + 2):
+                m = 0
+                for i, c in enumerate(self.sub_codes):
+                    if self.subs[c] + lb <= max_runs and self.slots[c] + self.minlen * lb <= max_slots:
+                        m |= 1 << i
+                ok.append(m)
+            self._limit_masks[key] = ok
+        return ok
+
+    def _shift(self, mask: int, add: int) -> int:
+        """The mask of {a + add} over the multisets a in ``mask`` (sums outside every pattern dropped)."""
+        key = mask << 8 | add
+        out = self._shift_memo.get(key)
+        if out is None:
+            out = 0
+            row = self.add_rows[add]
+            m = mask
+            while m:
+                low = m & -m
+                m ^= low
+                i = row[low.bit_length() - 1]
+                if i >= 0:
+                    out |= 1 << i
+            if len(self._shift_memo) >= _CACHE_LIMIT:
+                self._shift_memo.clear()
+            self._shift_memo[key] = out
+        return out
+
+    def _suit_dp(self, nat: list[int], max_slots: int, max_runs: int) -> int:
+        """Mask of the length multisets (<= max_slots cards, <= max_runs runs) that can hold exactly the naturals
+        ``nat[1..14]`` of one suit.
 
         A run is opened by its lowest natural p with its final length L; it can then take at most one natural
         at each position of p..p+L-1 (it is laid on p..p+L-1, or on 15-L..14 near the top) and wilds fill the
         rest. Taking a natural costs an open run nothing, so at each position only the number of new runs
-        matters: the state is (sorted last positions of the open runs, code of all run lengths so far). A last
-        position is snapped down to the last natural position it reaches, which merges equivalent states.
+        matters. State: the last positions the open runs reach; value: the mask of run-length multisets so far.
+
+        Canonical form: at a later position q the open runs only matter through min(#runs reaching q, nat[q]),
+        and the number reaching q falls as q grows, so the t-th furthest-reaching run is cut back to the last
+        position holding >= t naturals (runs beyond the largest count are dropped). Look-ahead: the naturals
+        after the furthest open run need at least ``need`` more runs (disjoint-window argument).
         """
-        subs = self.subs
-        slots_of = self.slots
-        openings = self.openings
-        occ = [p for p in range(1, MAX_POS + 1) if nat[p]]
-        snap = [0] * (MAX_POS + self.maxlen + 1)
-        j = 0
-        for e in range(len(snap)):
-            while j < len(occ) and occ[j] <= e:
-                j += 1
-            snap[e] = occ[j - 1] if j else 0
-        states: set[tuple[tuple[int, ...], int]] = {((), 0)}
-        for p in occ:
+        maxlen = self.maxlen
+        top = MAX_POS + maxlen + 1
+        depth = max(nat)
+        snaps = []  # snaps[t][e]: last position <= e holding > t naturals (0 if none)
+        for t in range(depth):
+            row = [0] * top
+            last = 0
+            for e in range(1, top):
+                if e <= MAX_POS and nat[e] > t:
+                    last = e
+                row[e] = last
+            snaps.append(row)
+        need = [0] * (top + maxlen)  # runs that must start at or after q (capped at maxruns + 1)
+        cap = self.maxruns + 1
+        for q in range(MAX_POS, 0, -1):
+            need[q] = min(cap, nat[q] + need[q + maxlen]) if nat[q] else need[q + 1]
+        ok = self._limits(max_slots, max_runs)
+        shift = self._shift
+        openings = self.open_idx
+        states: dict[tuple[int, ...], int] = {(): self.zero_bit & ok[need[1]]}
+        for p in range(1, MAX_POS + 1):
             c = nat[p]
-            new: set[tuple[tuple[int, ...], int]] = set()
-            for ends, code in states:
+            if not c:
+                continue
+            new: dict[tuple[int, ...], int] = {}
+            for ends, mask in states.items():
                 live = tuple(e for e in ends if e >= p)
-                runs = subs[code]
-                for k in range(max(0, c - len(live)), min(c, max_runs - runs) + 1):
-                    if not k:
-                        new.add((live, code))
-                        continue
+                for k in range(max(0, c - len(live)), c + 1):
                     for add, ls in openings[k]:
-                        code2 = code + add
-                        if code2 in subs and slots_of[code2] <= max_slots:
-                            new.add((tuple(sorted(live + tuple(snap[p + x - 1] for x in ls))), code2))
+                        if ls:
+                            merged = sorted(live + tuple(p + x - 1 for x in ls), reverse=True)
+                            ends2 = tuple(v for v in (snaps[t][e] for t, e in enumerate(merged[:depth])) if v > p)
+                            m2 = shift(mask, add)
+                        else:
+                            ends2 = tuple(v for v in (snaps[t][e] for t, e in enumerate(live)) if v > p)
+                            m2 = mask
+                        m2 &= ok[need[(ends2[0] if ends2 else p) + 1]]
+                        if m2:
+                            new[ends2] = new.get(ends2, 0) | m2
             if not new:
-                return set()
+                return 0
             states = new
-        return {code for _, code in states}
+        out = 0
+        for m in states.values():
+            out |= m
+        return out
 
     # ----------------------------------------------------------------- reconstruction (not hot)
 
@@ -287,16 +387,15 @@ class _Solver:
         suits = [s for s in range(NUM_SUITS) if _suit_key(counts, s)]
         if one_suit and len(suits) > 1:
             return None
-        chosen = self._combine(self._suit_options(*found), total)
+        chosen = self._choose(self._suit_options(*found), total)
         if chosen is None:
             return None
-        runs: list[tuple[int, int, int, tuple[int, ...]]] = []  # suit, low, length, natural positions
+        runs: list[tuple[int, int, tuple[int, ...]]] = []  # suit, length, natural positions
         for s, key, target in zip(suits, keys, chosen, strict=True):
             for nat in _ace_splits(key):
                 suit_runs = self._suit_runs(nat, target)
                 if suit_runs is not None:
-                    for first, length, positions in suit_runs:
-                        runs.append((s, min(first, MAX_POS + 1 - length), length, positions))
+                    runs.extend((s, length, positions) for _, length, positions in suit_runs)
                     break
             else:  # pragma: no cover - the DP said this code is reachable
                 raise AssertionError("continental reconstruction failed")
@@ -363,29 +462,38 @@ def _ace_splits(key: int) -> list[list[int]]:
     return out
 
 
-def _fill(runs: list[tuple[int, int, int, tuple[int, ...]]], counts: Sequence[int]) -> list[Run]:
-    """Turn (suit, low, length, natural positions) into Runs, putting the hand's wilds on the empty positions."""
+def _fill(runs: list[tuple[int, int, tuple[int, ...]]], counts: Sequence[int]) -> list[Run]:
+    """Lay (suit, length, natural positions) runs on the board and put the hand's wilds on the empty positions.
+
+    A run goes on first..first+L-1 (or 15-L..14 near the top), except that a suit's own 2 is declared at its
+    own place (position 2) when the run can cover it.
+    """
     deuces = {s: counts[DEUCE_KINDS[s]] for s in range(NUM_SUITS)}
-    jokers = counts[JOKER]
     out: list[Run] = []
-    holes: list[tuple[int, int, int]] = []  # run index, offset, suit of the run
-    for suit, low, length, nats in sorted(runs):
+    holes: list[tuple[int, int]] = []  # run index, offset
+    for suit, length, nats in sorted(runs):
+        first, last = min(nats), max(nats)
+        low = min(first, MAX_POS + 1 - length)
+        lowest = max(1, last - length + 1)
+        if deuces[suit] and lowest <= 2 and 2 not in nats:
+            low = lowest
         cards = []
         for pos in range(low, low + length):
             if pos in nats:
                 cards.append(suit * NUM_RANKS + (0 if pos == MAX_POS else pos - 1))
             elif pos == 2 and deuces[suit]:
-                deuces[suit] -= 1  # a natural 2 at its own place (still a wild)
+                deuces[suit] -= 1  # a 2 at its own place (still a wild)
                 cards.append(DEUCE_KINDS[suit])
             else:
                 cards.append(-1)
-                holes.append((len(out), pos - low, suit))
+                holes.append((len(out), pos - low))
         out.append(Run(suit, low, cards))
-    pool = [DEUCE_KINDS[s] for s in range(NUM_SUITS) for _ in range(deuces[s])] + [JOKER] * jokers
+    pool = [DEUCE_KINDS[s] for s in range(NUM_SUITS) for _ in range(deuces[s])] + [JOKER] * counts[JOKER]
     if len(pool) != len(holes):  # pragma: no cover - the slot count argument guarantees equality
         raise AssertionError("continental wild count mismatch")
-    for (i, off, _), kind in zip(holes, pool, strict=True):
+    for (i, off), kind in zip(holes, pool, strict=True):
         out[i].cards[off] = kind
+    out.sort(key=lambda r: (r.suit, r.low, len(r.cards)))
     return out
 
 
@@ -438,7 +546,7 @@ def one_suit_possible(
     found = solver._suits(counts)
     if found is None or len(found[2]) != 1:
         return False
-    return solver._combine(solver._suit_options(*found), found[0]) is not None
+    return solver._feasible(solver._suit_options(*found), found[0])
 
 
 # --------------------------------------------------------------------- generators and benchmark

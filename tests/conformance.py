@@ -279,8 +279,13 @@ def check_observation(env: Any, agent: str, obs: dict[str, np.ndarray], rng: np.
     if info_mask is not None and not np.array_equal(info_mask, mask):
         problems.append("infos[agent]['action_mask'] differs from the observed mask")
     for other in u.possible_agents:
-        if other != agent and u.observe(other)["action_mask"].any():
+        if other == agent:
+            continue
+        o = u.observe(other)
+        if o["action_mask"].any():
             problems.append(f"{other} (not on turn) has a non-zero mask")
+        if not env.observation_space(other).contains(o):
+            problems.append(f"{other} (not on turn): observation outside its space")
     aspace = env.action_space(agent)
     assert isinstance(aspace, spaces.Discrete)
     aspace.seed(int(rng.integers(1 << 31)))
@@ -418,4 +423,3 @@ def expected_returns(mode: str, state: Any, agents: list[str], scale: float = 10
             return dict.fromkeys(agents, 0.0)
         return {a: (1.0 / k if i in win else -1.0 / (n - k)) for i, a in enumerate(agents)}
     raise ValueError(mode)
-

@@ -37,7 +37,6 @@ from rummy_env.cards import card_str, parse_card
 from rummy_env.engine import IllegalActionError
 
 CASES = [pytest.param(c, id=case_id(c)) for c in ENV_CASES]
-CONTRACT = ("contract", {})
 
 
 class _DefaultSeed(BaseWrapper):
@@ -402,6 +401,8 @@ def _reachable_openings(env, root) -> tuple[set[tuple], int, list[str]]:
                 layouts.add(_table_layout(cj, seat))
                 if seat not in cj["opened"] and not cj["opened_this_turn"]:
                     problems.append("a completed opening did not mark the seat opened")
+                if not child.legal_actions():
+                    problems.append(f"the opening {_table_layout(cj, seat)} leaves the player no legal action")
                 found = True
             elif child.phase == "opening":
                 sub = dfs(child)
@@ -431,6 +432,17 @@ def test_opening_completeness(round_no, hand):
     print(f"\n[opening r{round_no}] {hand}: brute force {len(want)} layouts, reachable {len(got)}, nodes {nodes}")
     assert not problems, problems[:10]
     assert got == want, f"missing {sorted(want - got)[:5]}; extra {sorted(got - want)[:5]}"
+
+
+def test_opening_never_strands_the_player():
+    """A.1-12 + A.2-4: an opening must leave a card that may be discarded. Here the only card left after opening
+    with the group and the run would be KD, just taken from the discard pile (not re-discardable): the engine must
+    not offer that opening (scenario-only position: dealt hands are too large to reach it)."""
+    sc = _scenario(2, "7C 7D 7H 5S 6S 7S 8S KD", taken_discard="KD", taken_pending=True)
+    env = rummy_env.make("contract")
+    env.reset(seed=0, options={"scenario": sc})
+    _, _, problems = _reachable_openings(env, env.unwrapped.state_)
+    assert not problems, sorted(set(problems))
 
 
 def test_opening_hands_are_rich():

@@ -789,6 +789,44 @@ def test_deep_pickup_placed_by_a_joker_swap():
     assert s.must_place == -1 and discards(s) == {"2H", "3C"}
 
 
+# B.2-10 "discard blocked until it is on the table" with B.1-9: after a deep pickup, a joker swap may not leave the
+# freed joker only the place the picked card needs (it would strand the card and the player).
+#   P0 opened earlier (set 9C 9H 9S, run QH KH AH) holds 6D 3C; discard 2S 9D 4C; P1: run 5D JK(6D) 7D, set 8C 8D 8H.
+#   After taking 9D the freed joker may go anywhere but on the 9s.
+def test_deep_pickup_then_swap_keeps_the_picked_cards_place():
+    table = [{"owner": 0, "kind": "group", "cards": ["9C", "9H", "9S"]},
+             {"owner": 0, "kind": "run", "cards": ["QH", "KH", "AH"]},
+             {"owner": 1, "kind": "run", "cards": ["5D", "JK(6D)", "7D"]},
+             {"owner": 1, "kind": "group", "cards": ["8C", "8D", "8H"]}]  # fmt: skip
+    s = load(scenario([["6D", "3C"], [], []], discard=["2S", "9D", "4C"], table=table, opened=[0, 1]))
+    assert pickups(s) == {(2, "9D")}
+    act(s, kind="pickup", depth=2)
+    act(s, kind="swap_joker", card="6D")
+    assert {(i["seat"], i["meld"], i["end"]) for i in infos(s, "place_joker")} == {
+        (0, 1, "low"),
+        (1, 0, "low"),
+        (1, 0, "high"),
+        (1, 1, None),
+    }
+    act(s, kind="place_joker", seat=1, meld=1)
+    assert layoffs(s) == {("9D", 0, 0, None)} and discards(s) == set()
+    act(s, kind="lay_off", card="9D", seat=0, meld=0)
+    assert discards(s) == {"2S", "3C"}
+    # 5 players: every other meld is closed, so the joker could only go on the 9s -> the swap is not offered
+    run_c = ["AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "10C", "JC", "QC", "KC", "AC"]
+    run_d = ["AD", "2D", "3D", "4D", "5D", "JK(6D)", "7D", "8D", "9D", "10D", "JD", "QD", "KD", "AD"]
+    table5 = [{"owner": 0, "kind": "group", "cards": ["9C", "9H", "9S"]},
+              {"owner": 0, "kind": "run", "cards": run_c},
+              {"owner": 1, "kind": "run", "cards": run_d},
+              {"owner": 1, "kind": "group", "cards": ["8C", "8D", "8H", "8S"]}]  # fmt: skip
+    s = load(scenario([["6D", "3S"], [], [], [], []], discard=["KS", "9D", "2H"], table=table5, opened=[0, 1]))
+    assert pickups(s) == {(2, "9D")}
+    act(s, kind="pickup", depth=2)
+    assert kinds(s) == {"lay_off"} and layoffs(s) == {("9D", 0, 0, None)}
+    act(s, kind="lay_off", card="9D", seat=0, meld=0)
+    assert kinds(s) == {"discard"}  # the 9s are full: the freed joker would have no place (no swap)
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # B.1-10 Discard / going out
 # ----------------------------------------------------------------------------------------------------------------

@@ -80,10 +80,9 @@ def _best_groups(rank_n: list[int], rank_w: list[float], g: int, size: int) -> l
     for q in range(NUM_RANKS):
         n = rank_n[q]
         m1 = size - n if n < size else 0
+        m2 = (2 * size - n if n < 2 * size else 0) - m1
         opts.append((m1 * rank_w[q], q, m1, 1))
-        if g > 1:
-            m2 = (2 * size - n if n < 2 * size else 0) - m1
-            opts.append((m2 * rank_w[q] + 1e-6, q, m2, 2))
+        opts.append((m2 * rank_w[q] + 1e-6, q, m2, 2))  # never before the first group of its rank
     opts.sort()
     return opts[:g]
 
@@ -301,7 +300,7 @@ def final_structure(counts: list[int] | tuple[int, ...], target: int, live: list
                         new[key] = (v, chosen + tuple((suit, lo, hi) for lo, hi in runs))
         states = new
     best: tuple[float, tuple[tuple[int, int, int], ...]] | None = None
-    for (k, length), (value, chosen) in states.items():
+    for (k, _length), (value, chosen) in states.items():
         if k != n_runs:
             continue
         total = value + target  # = weighted missing + (target - length) extension slots
@@ -312,9 +311,7 @@ def final_structure(counts: list[int] | tuple[int, ...], target: int, live: list
     total, chosen = best
     used = [0] * NUM_KINDS
     aces_left = {s: counts[s * NUM_RANKS] for s in range(4)}
-    length = 0
     for suit, lo, hi in chosen:
-        length += hi - lo + 1
         for p in range(lo, hi + 1):
             k = pos_kind(suit, p)
             if p in (1, MAX_POS):

@@ -15,6 +15,9 @@ The yardstick is the hand's *cost* (``contract_hand``): the weighted number of c
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,12 +35,30 @@ from .contract_hand import (
 )
 from .view import PublicView
 
-#: how much an extra missing card must be filled before a discard is taken / a card bought (cost units ~ cards)
-TAKE_GAIN = 1.0
-BUY_GAIN = 1.0
-#: a buy is refused once the round's danger (age, opponents down, cards already bought) passes these
-BUY_DANGER = 1.0
-BUY_DANGER_IF_COMPLETES = 1.6
+
+@dataclass(frozen=True)
+class ContractStyle:
+    """The few numbers of the contract heuristic (cost units are about one missing card)."""
+
+    #: take the discard top when it lowers the cost by this much
+    take_gain: float = 1.0
+    #: buy when the offered card lowers the cost by this much ...
+    buy_gain: float = 1.0
+    #: ... and the round's danger (age, opponents down, cards bought) is below this
+    buy_danger: float = 1.6
+    #: ... or below this when the card completes the contract
+    buy_danger_if_completes: float = 2.5
+    #: danger: turns of the round (all seats) that count as 1
+    danger_turns: float = 48.0
+    #: danger per opponent already down, per extra card in hand
+    danger_per_opened: float = 0.4
+    danger_per_extra_card: float = 0.15
+    #: before opening, penalty points count this much in a discard (times 1 + opponents down)
+    penalty_weight: float = 0.1
+    #: keep value of a pair (group contracts), of a card attached to the target, and the weight of feeding
+    pair_keep: float = 1.2
+    attach_keep: float = 1.5
+    feed_weight: float = 2.0
 
 
 def _with(hand: tuple[int, ...] | list[int], kind: int, delta: int = 1) -> tuple[int, ...]:
@@ -53,9 +74,14 @@ def _suit_rank(kind: int) -> tuple[int, int]:
 class ContractHeuristic:
     """The club player's rules for profile ``contract``; ties are broken with ``rng``."""
 
-    def __init__(self, rng: np.random.Generator):
+    def __init__(self, rng: np.random.Generator, style: ContractStyle | None = None):
         self.rng = rng
+        self.style = style or ContractStyle()
         self._memo: dict[Any, Structure] = {}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ContractHeuristic:
+        # the memo of hand measures is a pure cache: a copy starts without it
+        return ContractHeuristic(copy.deepcopy(self.rng, memo), self.style)
 
     # ----------------------------------------------------------------------------------------------------------
     # Entry point
@@ -113,7 +139,7 @@ class ContractHeuristic:
             target = sum(hand) + 1
             before = self.final_runs(view, hand, target, live).cost
             after = self.final_runs(view, _with(hand, card), target, live).cost
-            return after <= before - TAKE_GAIN
+            return after <= before - self.style.take_gain
         if view.opened[view.seat]:
             # opened on an earlier turn: worth taking if it can be laid off this very turn
             table = view.table()
@@ -123,7 +149,7 @@ class ContractHeuristic:
         if before.missing == 0:
             # the contract is in hand already: take it if it will be laid off right after opening
             return self.attaches(view, card, before)
-        return after.cost <= before.cost - TAKE_GAIN
+        return after.cost <= before.cost - self.style.take_gain
 
     def attaches(self, view: PublicView, card: int, target: Structure) -> bool:
         """``card`` could be laid off once the target melds are down (same rank as a target group, next to a target
@@ -157,7 +183,8 @@ class ContractHeuristic:
         opened = sum(1 for p in range(view.num_players) if p != seat and view.opened[p])
         dealt = view.rules.hand_sizes[view.round - 1]
         extra = max(0, view.hand_sizes[seat] - dealt)
-        return view.turn / 48.0 + 0.4 * opened + 0.15 * extra
+        st = self.style
+        return view.turn / st.danger_turns + st.danger_per_opened * opened + st.danger_per_extra_card * extra
 
     def worth_buying(self, view: PublicView, card: int) -> bool:
         """Before opening, a card that fills a missing slot is worth the penalty card while the round is young; after
@@ -172,12 +199,12 @@ class ContractHeuristic:
             target = sum(hand) + 1
             before = self.final_runs(view, hand, target, live).cost
             after = self.final_runs(view, _with(hand, card), target + 2, live).cost
-            return after <= before - BUY_GAIN and danger < BUY_DANGER
+            return after <= before - self.style.buy_gain and danger < self.style.buy_danger
         before = self.structure(view, hand, live)
         after = self.structure(view, _with(hand, card), live)
-        if after.cost > before.cost - BUY_GAIN:
+        if after.cost > before.cost - self.style.buy_gain:
             return False
-        limit = BUY_DANGER_IF_COMPLETES if after.missing == 0 else BUY_DANGER
+        limit = self.style.buy_danger_if_completes if after.missing == 0 else self.style.buy_danger
         return danger < limit
 
     # ----------------------------------------------------------------------------------------------------------
@@ -277,9 +304,9 @@ class ContractHeuristic:
         """Place the freed joker where the hand's cards keep the most places."""
         lay = view.layout
         cands = [a for a in view.legal if lay.PLACE <= a < lay.DISCARD]
-        return self.best_spot(view, cands, lambda a: JOKER, prefer_groups=True, hand_has_card=True)
+        return self.best_spot(view, cands, lambda a: JOKER, prefer_groups=True)
 
-    def best_spot(self, view, cands: list[int], card_of, prefer_groups: bool, hand_has_card: bool = True) -> int:
+    def best_spot(self, view: PublicView, cands: list[int], card_of: Callable[[int], int], prefer_groups: bool) -> int:
         """Among lay-off / placement actions: the dearest card, then the spot after which most of the hand is still
         playable, then (for jokers) a group rather than a run end."""
         lay = view.layout
@@ -296,8 +323,7 @@ class ContractHeuristic:
             target = melds[owner][idx]
             lay_off(target, kind, end)
             rest = list(view.hand)
-            if hand_has_card:
-                rest[kind] -= 1
+            rest[kind] -= 1  # the card (or the freed joker) leaves the hand
             can = playable(rest, [m for ms in melds for m in ms], view.rules)
             group = 1 if (prefer_groups and target.kind == GROUP) else 0
             return (PENALTY[kind], sum(can), group, -a)
@@ -324,11 +350,10 @@ class ContractHeuristic:
         can = playable(view.hand, table, view.rules)
 
         def score(k: int) -> float:
-            s = PENALTY[k] / 5.0
+            keep = self.gap_to_table(view, k, table)
             if can[k]:
-                s -= 4.0  # goes onto the table next turn (the opening turn forbids lay-offs)
-            s += self.near_table(view, k, table)
-            return s - 2.0 * self.feeds_next(view, k, table)
+                keep += 4.0  # goes onto the table next turn (the opening turn forbids lay-offs)
+            return PENALTY[k] / 5.0 - keep - self.style.feed_weight * self.feeds_next(view, k, table)
 
         return self.pick_discard(view, self.discardable(view), score)
 
@@ -344,7 +369,8 @@ class ContractHeuristic:
         table = view.table()
 
         def score(k: int) -> float:
-            return PENALTY[k] / 10.0 - self.run_neighbours(view, k) - 2.0 * self.feeds_next(view, k, table)
+            keep = self.run_neighbours(view, k)
+            return PENALTY[k] / 10.0 - keep - self.style.feed_weight * self.feeds_next(view, k, table)
 
         return self.pick_discard(view, best, score)
 
@@ -354,7 +380,8 @@ class ContractHeuristic:
         g, r = view.contract
         table = view.table()
         opened = sum(1 for p in range(view.num_players) if p != view.seat and view.opened[p])
-        pen_weight = 0.1 * (1 + opened)
+        st = self.style
+        pen_weight = st.penalty_weight * (1 + opened)
 
         def score(k: int) -> float:
             if k == JOKER:
@@ -364,12 +391,12 @@ class ContractHeuristic:
             if g:
                 same = sum(view.hand[s * NUM_RANKS + q] for s in range(4)) - 1
                 live_rank = sum(live[s * NUM_RANKS + q] for s in range(4))
-                keep += 1.2 * min(same, 2) * min(1.0, live_rank / 2.0)
+                keep += st.pair_keep * min(same, 2) * min(1.0, live_rank / 2.0)
             if r:
                 keep += self.run_neighbours(view, k)
             if self.attaches(view, k, target):
-                keep += 1.5
-            return pen_weight * PENALTY[k] - keep - 2.0 * self.feeds_next(view, k, table)
+                keep += st.attach_keep
+            return pen_weight * PENALTY[k] - keep - st.feed_weight * self.feeds_next(view, k, table)
 
         return self.pick_discard(view, kinds, score)
 
@@ -389,16 +416,17 @@ class ContractHeuristic:
             best = max(best, near)
         return best
 
-    def near_table(self, view: PublicView, kind: int, table: list[Meld]) -> float:
-        """Opened: a card one gap away from a run end may still go down (penalty-free keep, small)."""
+    def gap_to_table(self, view: PublicView, kind: int, table: list[Meld]) -> float:
+        """Opened: keep value of a card one gap away from a run end (the gap card would take it down too); a joker
+        always finds a place."""
         if kind == JOKER:
-            return -100.0
+            return 100.0
         suit, q = _suit_rank(kind)
         for m in table:
             if m.kind == RUN and m.suit == suit:
                 for p in (1, MAX_POS) if q == 0 else (q + 1,):
                     if p == m.low - 2 or p == m.high + 2:
-                        return -0.5
+                        return 0.5
         return 0.0
 
     def feeds_next(self, view: PublicView, kind: int, table: list[Meld]) -> float:
@@ -429,7 +457,7 @@ class ContractHeuristic:
         lay = view.layout
         return [a - lay.DISCARD for a in view.legal if lay.DISCARD <= a < lay.DISCARD + NUM_KINDS]
 
-    def pick_discard(self, view: PublicView, kinds: list[int], score) -> int:
+    def pick_discard(self, view: PublicView, kinds: list[int], score: Callable[[int], float]) -> int:
         """The discard action of the highest-scoring kind; exact ties broken by the generator."""
         scores = {k: score(k) for k in kinds}
         top = max(scores.values())
@@ -443,4 +471,4 @@ def _swap_kind(view: PublicView, action: int) -> int:
     return suit * NUM_RANKS + (0 if pos == MAX_POS else pos - 1)
 
 
-__all__ = ["ContractHeuristic"]
+__all__ = ["ContractHeuristic", "ContractStyle"]

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from ..cards import NUM_KINDS
 from ..melds import Meld
 
 

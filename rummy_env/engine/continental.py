@@ -19,8 +19,8 @@ import copy
 from typing import Any
 
 from ..cards import JOKER, NUM_KINDS, NUM_RANKS, Shoe, card_str
-from ..continental_hand import count_wilds, find_partition, one_suit_possible
 from ..continental_hand import can_go_out as _can_go_out
+from ..continental_hand import count_wilds, find_partition, one_suit_possible
 from ..encoding.actions import RangeTable
 from ..melds import pos_text
 from ..profiles.continental import ContinentalRules

@@ -41,6 +41,7 @@ from ..melds import (
     MAX_POS,
     RUN,
     Meld,
+    _run_conflicts,
     can_make_contract,
     final_partition,
     group_spec_cards,
@@ -216,6 +217,8 @@ class ContractState(EngineState):
                     acts = self._keeping_placeable(acts)
             elif phase == PLACE_JOKER:
                 acts = self._legal_place()
+                if self.must_place >= 0:  # B.2-10: the joker may not take the deep-pickup card's only place
+                    acts = self._keeping_placeable(acts)
             else:
                 acts = []
             acts.sort()
@@ -349,7 +352,7 @@ class ContractState(EngineState):
             for pos in positions:
                 for low in range(max(1, pos - size + 1), min(pos, MAX_POS - size + 1) + 1):
                     high = low + size - 1
-                    if self._run_conflicts_opening(suit, low, high):
+                    if _run_conflicts(suit, low, high, list(declared), rules):
                         continue
                     used = [c]
                     nj = 0
@@ -396,6 +399,9 @@ class ContractState(EngineState):
             acts.extend(self._layoff_actions())
             if not self.opened_this_turn:  # A.1-11 / B.1-9: swaps only after an opening on an earlier turn
                 acts.extend(self._swap_actions())
+        elif not self.rules.exact_minimum_opening:
+            # melds longer than the minimum: the opening's own melds may be extended in the opening turn
+            acts.extend(self._layoff_actions(own_only=True))
         for k in range(NUM_KINDS):
             if hand[k] and self._discardable(k):
                 acts.append(lay.DISCARD + k)
@@ -413,6 +419,9 @@ class ContractState(EngineState):
             t._dispatch(a)
             if t.must_place < 0 or t.phase != ACT and t.phase != OPENING and t.phase != PLACE_JOKER:
                 out.append(a)
+            elif t.phase == PLACE_JOKER:
+                if t._keeping_placeable(t._legal_place()):  # a swap: some placement of the joker must keep c
+                    out.append(a)
             elif t._placeable(c):
                 out.append(a)
         return out
@@ -435,6 +444,11 @@ class ContractState(EngineState):
         remaining = self.hand_size[self.active] - g * rules.group_min - r * rules.run_min
         if remaining < (1 if rules.keep_card_for_discard else 0):
             return []
+        # A.1-12 + A.2-4: if only one card will remain, the opening must use the card taken from the discard pile
+        # (else that last card could not be discarded and the player would be stuck)
+        self._opening_needs_taken = (
+            rules.keep_card_for_discard and rules.forbid_rediscard and self.taken_pending and remaining == 1
+        )
         jokers = hand[JOKER]
         out: list[int] = []
         if g:
@@ -449,7 +463,7 @@ class ContractState(EngineState):
                         if idx is None:
                             continue
                         used = [s * NUM_RANKS + rank - 1 for s in suits]
-                        if self._rest_ok(hand, used, j, g - 1, r, declared):
+                        if self._opening_rest_ok(hand, used, j, g - 1, r, declared):
                             out.append(lay.MELD + idx)
         if r:
             size = rules.run_min
@@ -473,7 +487,7 @@ class ContractState(EngineState):
                         idx = lay.run_index.get((suit, low, mask)) if nj <= jokers else None
                         if idx is not None:
                             used = [pos_kind(suit, low + i) for i in range(size) if not mask >> i & 1]
-                            if self._rest_ok(hand, used, nj, g, r - 1, declared + ((suit, low, high),)):
+                            if self._opening_rest_ok(hand, used, nj, g, r - 1, declared + ((suit, low, high),)):
                                 out.append(lay.MELD_RUN + idx)
                         if sub == 0:
                             break
@@ -491,6 +505,23 @@ class ContractState(EngineState):
                 return True
         return False
 
+    def _opening_rest_ok(self, hand: list[int], used: list[int], jokers: int, g: int, r: int, declared) -> bool:
+        """``_rest_ok`` for an opening meld, also requiring (when needed) that the taken card goes into the opening."""
+        t = self.taken_kind
+        if not self._opening_needs_taken or t in used or (t == JOKER and jokers):
+            return self._rest_ok(hand, used, jokers, g, r, declared)
+        if g == 0 and r == 0:
+            return False
+        for k in used:
+            hand[k] -= 1
+        hand[JOKER] -= jokers
+        try:
+            return self._in_some_contract_meld(t, g, r, declared)
+        finally:
+            for k in used:
+                hand[k] += 1
+            hand[JOKER] += jokers
+
     def _rest_ok(self, hand: list[int], used: list[int], jokers: int, g: int, r: int, declared) -> bool:
         if g == 0 and r == 0:
             return True
@@ -503,13 +534,13 @@ class ContractState(EngineState):
         hand[JOKER] += jokers
         return ok
 
-    def _layoff_actions(self) -> list[int]:
+    def _layoff_actions(self, own_only: bool = False) -> list[int]:
         lay = self.layout
         p = self.active
         hand = self.hands[p]
         rules = self.rules
         out: list[int] = []
-        for owner in range(self.n):
+        for owner in (p,) if own_only else range(self.n):
             for idx, meld in enumerate(self.seat_melds[owner]):
                 slot = lay.slot(p, owner, idx)
                 if meld.kind == GROUP:
@@ -521,8 +552,10 @@ class ContractState(EngineState):
                     if meld.high < MAX_POS:
                         cands += [(pos_kind(meld.suit, meld.high + 1), 1), (JOKER, 1)]
                 for kind, end in cands:
-                    if hand[kind] and layoff_fits(meld, kind, end, rules) and (
-                        self._can_spare(kind) or self._taken_follows(meld, kind, end)
+                    if (
+                        hand[kind]
+                        and layoff_fits(meld, kind, end, rules)
+                        and (self._can_spare(kind) or self._taken_follows(meld, kind, end))
                     ):
                         out.append(lay.lay_off(kind, slot, end))
         return out

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .contract_v0 import raw_env as _contract_raw_env
 from .base import wrap
+from .contract_v0 import raw_env as _contract_raw_env
 
 
 class raw_env(_contract_raw_env):  # noqa: N801 - PettingZoo naming

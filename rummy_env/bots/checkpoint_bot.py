@@ -1,0 +1,112 @@
+"""Bots that play a trained network: ``PolicyBot`` (a live ``MaskedActorCritic``) and ``CheckpointBot`` (loaded from
+a checked safetensors checkpoint, see ``rummy_env.checkpoints``).
+
+Both read only ``env.observe(agent)`` -- the agent's observation vector and action mask -- and play greedy (the most
+probable legal action) or sampled (from the masked distribution, with the bot's seeded generator), so a bot plays
+the same actions for the same seed. ``checkpoint_factory`` is the registry factory for ``"checkpoint:PATH"``
+(greedy) and ``"checkpoint:PATH@sample"`` (sampled).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+
+class PolicyBot:
+    """Plays ``model`` (a ``rummy_env.policy.MaskedActorCritic``) from the agent's observation and mask."""
+
+    def __init__(
+        self,
+        model: Any,
+        seed: int | None = 0,
+        greedy: bool = True,
+        name: str = "policy",
+        profile: str | None = None,
+        num_players: int | None = None,
+    ):
+        self.model = model
+        self.greedy = greedy
+        self.name = name
+        self.profile = profile
+        self.num_players = num_players
+        self._checked: set[int] = set()
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed the generator used for sampled play."""
+        self.seed = seed
+        self.rng = np.random.Generator(np.random.PCG64(seed))
+
+    def _check_env(self, env: Any) -> None:
+        """Refuse an env whose profile, table size or observation / action sizes differ from the network's."""
+        raw = env.unwrapped
+        if id(raw) in self._checked:
+            return
+        arch = self.model.arch
+        profile = getattr(raw, "profile", None)
+        if self.profile is not None and profile != self.profile:
+            raise ValueError(f"bot {self.name!r} was trained for profile {self.profile!r}; this env is {profile!r}")
+        n = len(raw.possible_agents)
+        if self.num_players is not None and n != self.num_players:
+            raise ValueError(f"bot {self.name!r} was trained for {self.num_players} players; this env seats {n}")
+        if (raw.observer.size, raw.num_actions) != (arch["obs_size"], arch["num_actions"]):
+            raise ValueError(
+                f"bot {self.name!r} takes {arch['obs_size']} observations / {arch['num_actions']} actions; this env "
+                f"has {raw.observer.size} / {raw.num_actions}"
+            )
+        self._checked.add(id(raw))
+
+    def act(self, env: Any, agent: str) -> int:
+        """The network's legal action for ``agent``, from ``env.observe(agent)`` only."""
+        self._check_env(env)
+        obs = env.observe(agent)
+        mask = obs["action_mask"]
+        if not mask.any():
+            raise ValueError(f"{agent} has no legal action: it is not its decision")
+        actions, _, _ = self.model.act(obs["observation"], mask, greedy=self.greedy, rng=self.rng)
+        return int(actions[0])
+
+
+class CheckpointBot(PolicyBot):
+    """A checkpoint (``X.safetensors`` + ``X.json``) as a bot; every check of ``load_checkpoint`` runs first."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        seed: int | None = 0,
+        greedy: bool = True,
+        expect_profile: str | None = None,
+        expect_num_players: int | None = None,
+    ):
+        from ..checkpoints import load_checkpoint
+
+        ckpt = load_checkpoint(path, expect_profile=expect_profile, expect_num_players=expect_num_players)
+        self.checkpoint = ckpt
+        self.metadata = ckpt.metadata
+        mode = "greedy" if greedy else "sample"
+        super().__init__(
+            ckpt.model,
+            seed=seed,
+            greedy=greedy,
+            name=f"checkpoint:{ckpt.path}@{mode}",
+            profile=ckpt.metadata["profile"],
+            num_players=ckpt.metadata["num_players"],
+        )
+
+
+def checkpoint_factory(arg: str | None, seed: int | None) -> CheckpointBot:
+    """Registry factory: ``arg`` is ``PATH`` (greedy), ``PATH@sample`` or ``PATH@greedy``."""
+    if not arg:
+        raise ValueError("bot id 'checkpoint' needs a path: checkpoint:PATH or checkpoint:PATH@sample")
+    path, mode = arg, "greedy"
+    if "@" in arg:
+        head, _, tail = arg.rpartition("@")
+        if tail in ("sample", "greedy"):
+            path, mode = head, tail
+    return CheckpointBot(path, seed=seed, greedy=mode == "greedy")
+
+
+__all__ = ["CheckpointBot", "PolicyBot", "checkpoint_factory"]

@@ -1,0 +1,163 @@
+"""``SingleAgentEnv``: one learning seat of a rummy table as a Gymnasium env, the other seats played by bots.
+
+```python
+from rummy_env.wrappers import SingleAgentEnv
+env = SingleAgentEnv("contract", learner_seat="random", opponents=["heuristic", "random", "random"], rounds=(1,))
+obs, info = env.reset(seed=0)
+obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+```
+
+| | |
+|---|---|
+| observation | the learning seat's observation vector, `Box(0, inf, (obs_size,), float32)` |
+| action | `Discrete(num_actions)`; the legal ones are `action_masks()` (bool, for sb3-contrib's MaskablePPO) and `info["action_mask"]` |
+| reward | the learning seat's own rewards only, summed from its decision to its next one (or to the end) |
+| episode | one session (or the `rounds` / `deals` subset given); `truncated` when the env's `max_steps` cut it |
+
+Each ``step(action)`` applies the learning seat's decision, then lets the bots play every other seat until it is the
+learning seat's decision again (or the session is over). ``opponents`` is a list of bot ids (``"random"``,
+``"heuristic"``, ``"checkpoint:PATH"``) or bot objects, one per other seat in turn order after the learner (one entry
+is used for every seat). ``learner_seat="random"`` draws the seat at every reset. The bots are re-seeded from the
+env's generator at every reset, so ``reset(seed=s)`` replays the same session for the same actions.
+
+An action outside the mask ends the episode with ``illegal_reward`` (and ``info["illegal_action"] = True``) instead
+of raising, so that Gymnasium's and SB3's ``check_env`` (which step random actions) pass; with masks it never
+happens. ``illegal_action="raise"`` raises instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+import rummy_env
+
+from . import bots as bot_registry
+
+
+class SingleAgentEnv(gym.Env):
+    """One seat of a ``rummy_env`` table as a single-agent Gymnasium env (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi", "human"]}
+
+    def __init__(
+        self,
+        profile: str = "contract",
+        learner_seat: int | str = 0,
+        opponents: Sequence[Any] | str = ("random",),
+        seed: int | None = None,
+        illegal_action: str = "terminate",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        **env_config: Any,
+    ):
+        super().__init__()
+        self.profile = profile
+        self.env_config = dict(env_config)
+        self.aec = rummy_env.make(profile, wrapped=False, render_mode=render_mode, **env_config)
+        self.render_mode = render_mode
+        self.n = len(self.aec.possible_agents)
+        if learner_seat != "random" and (
+            not isinstance(learner_seat, int | np.integer) or not 0 <= int(learner_seat) < self.n
+        ):
+            raise ValueError(f"learner_seat={learner_seat!r}; allowed: 0..{self.n - 1} or 'random'")
+        self.learner_seat_spec = learner_seat
+        if isinstance(opponents, str):
+            opponents = [opponents]
+        opponents = list(opponents)
+        if len(opponents) == 1:
+            opponents = opponents * (self.n - 1)
+        if len(opponents) != self.n - 1:
+            raise ValueError(
+                f"{profile} seats {self.n} players: give 1 or {self.n - 1} opponents, got {len(opponents)}"
+            )
+        self.opponents = [bot_registry.load(o, seed=0) if isinstance(o, str) else o for o in opponents]
+        if illegal_action not in ("terminate", "raise"):
+            raise ValueError(f"illegal_action={illegal_action!r}; allowed: 'terminate', 'raise'")
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.observation_space = spaces.Box(low=0.0, high=np.inf, shape=(self.aec.observer.size,), dtype=np.float32)
+        self.action_space = spaces.Discrete(self.aec.num_actions)
+        self.learner = self.aec.possible_agents[0]
+        self._bot_of: dict[str, Any] = {}
+        self._done = True
+        if seed is not None:
+            self.reset(seed=seed)
+
+    # gymnasium API ----------------------------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        """Deal a new session (from ``seed`` or the env's generator) and play the bots up to the learner's turn."""
+        super().reset(seed=seed)
+        rng = self.np_random
+        if self.learner_seat_spec == "random":
+            seat = int(rng.integers(self.n))
+        else:
+            seat = int(self.learner_seat_spec)
+        self.learner = self.aec.possible_agents[seat]
+        self._bot_of = {}
+        for j, bot in enumerate(self.opponents):
+            agent = self.aec.possible_agents[(seat + 1 + j) % self.n]
+            bot.reset(int(rng.integers(2**31)))
+            self._bot_of[agent] = bot
+        self.aec.reset(seed=int(rng.integers(2**31)), options=options)
+        self._done = False
+        reward, info = self._play_bots()
+        info["learner_seat"] = seat
+        return self._obs(), info
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Apply the learner's ``action``; the bots play until the learner decides again or the session ends."""
+        if self._done:
+            raise RuntimeError("step() after the episode ended: call reset()")
+        action = int(action)
+        mask = self.aec.action_mask(self.learner)
+        if not (0 <= action < len(mask)) or not mask[action]:
+            if self.illegal_action == "raise":
+                raise ValueError(
+                    f"illegal action {action} for {self.learner}; legal: {np.flatnonzero(mask).tolist()}"
+                )
+            self._done = True
+            return self._obs(), self.illegal_reward, True, False, {"illegal_action": True, "action_mask": mask * 0}
+        self.aec.step(action)
+        reward = float(self.aec.rewards.get(self.learner, 0.0))
+        more, info = self._play_bots()
+        reward += more
+        terminated = bool(self.aec.terminations.get(self.learner, False))
+        truncated = bool(self.aec.truncations.get(self.learner, False)) and not terminated
+        self._done = terminated or truncated
+        return self._obs(), reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the learner's legal actions (sb3-contrib's ``MaskablePPO`` calls this)."""
+        return self.aec.action_mask(self.learner).astype(bool)
+
+    def render(self) -> str | None:
+        """The table as text (``ansi``) or printed (``human``)."""
+        return self.aec.render()
+
+    # internals -----------------------------------------------------------------------------------------------
+    def _play_bots(self) -> tuple[float, dict[str, Any]]:
+        """Let the bots play until it is the learner's decision or the session is over; the learner's rewards."""
+        aec = self.aec
+        reward = 0.0
+        while not self._over() and aec.agent_selection != self.learner:
+            agent = aec.agent_selection
+            aec.step(self._bot_of[agent].act(aec, agent))
+            reward += float(aec.rewards.get(self.learner, 0.0))
+        info: dict[str, Any] = dict(aec.infos.get(self.learner, {}))
+        info["action_mask"] = aec.action_mask(self.learner)
+        return reward, info
+
+    def _over(self) -> bool:
+        aec = self.aec
+        return bool(aec.terminations.get(self.learner) or aec.truncations.get(self.learner))
+
+    def _obs(self) -> np.ndarray:
+        return self.aec.observer.encode(self.aec.state_, self.aec.agent_name_mapping[self.learner])
+
+
+__all__ = ["SingleAgentEnv"]

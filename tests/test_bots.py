@@ -1,0 +1,314 @@
+"""Bots: registry, legality over whole sessions, seeded determinism, no peeking at hidden cards, the contract
+heuristic's decisions on scripted hands, and a seeded match against random play."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+import rummy_env
+from rummy_env import bots
+from rummy_env.bots.view import public_view
+from rummy_env.bots_eval import evaluate, format_report, main
+from rummy_env.cards import JOKER, card_str, parse_cards
+
+# ----------------------------------------------------------------------------------------------------------------
+# Helpers
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def play(specs: list[str], seed: int, rounds=None, check=None):
+    """Play one session with ``specs[seat]`` at each seat; ``check(env, agent, bot, action)`` sees every decision."""
+    env = rummy_env.make("contract", wrapped=False, rounds=rounds)
+    env.reset(seed=seed)
+    players = [bots.load(s, seed=seed * 10 + i) for i, s in enumerate(specs)]
+    while not env.state_.is_terminal():
+        agent = env.agent_selection
+        bot = players[env.agent_name_mapping[agent]]
+        if check is not None:
+            check(env, agent, bot)
+        action = bot.act(env, agent)
+        assert action in env.state_.legal_actions(), env.state_.describe_action(action)
+        env.step(action)
+    return env
+
+
+def scenario_env(own: list[str], size: int = 10, fixed: dict[int, list[str]] | None = None, **scn):
+    """A wrapped env started from a scenario: seat 0 holds ``own``; the other seats get ``fixed`` cards and then
+    spread-out filler cards (``size`` in all) that make nothing."""
+    fixed = fixed or {}
+    used = list(own) + list(scn.get("discard", [])) + [c for cs in fixed.values() for c in cs]
+    used += [c for m in scn.get("table", []) for c in m["cards"] if not c.startswith("JK")]
+    pool = [k for k in range(52) for _ in range(2)]
+    for k in parse_cards(used):
+        if k != JOKER:
+            pool.remove(k)
+    order = pool[::7] + [k for i, k in enumerate(pool) if i % 7]
+    hands = [list(own)]
+    for seat in (1, 2, 3):
+        hand = list(fixed.get(seat, []))
+        while len(hand) < size:
+            hand.append(card_str(order.pop(0)))
+        hands.append(hand)
+    scn.setdefault("dealer", 3)
+    scn["hands"] = hands
+    env = rummy_env.make("contract")
+    env.reset(seed=0, options={"scenario": scn})
+    return env
+
+
+def decide(env, seed: int = 0) -> str:
+    """The heuristic's choice for the player to move, described."""
+    bot = bots.load("heuristic", seed=seed)
+    return env.unwrapped.describe_action(bot.act(env, env.agent_selection))
+
+
+def play_turn(env, bot) -> list[str]:
+    """Let the heuristic play the active seat's whole turn (until another seat must decide)."""
+    raw = env.unwrapped
+    seat = raw.state_.current_player
+    rounds = len(raw.state_.round_results)
+    done = []
+    while raw.state_.current_player == seat and len(raw.state_.round_results) == rounds:
+        action = bot.act(env, env.agent_selection)
+        done.append(raw.describe_action(action))
+        env.step(action)
+    return done
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Registry
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def test_unknown_id_raises_listing_the_known_ids():
+    with pytest.raises(ValueError, match="unknown bot id 'nope'.*heuristic.*random"):
+        bots.load("nope")
+    with pytest.raises(ValueError, match="takes no argument"):
+        bots.load("random:extra")
+    with pytest.raises(ValueError, match="already registered"):
+        bots.register("random", lambda arg, seed: None)
+    with pytest.raises(ValueError, match="bad bot id"):
+        bots.register("a:b", lambda arg, seed: None)
+    assert {"random", "heuristic"} <= set(bots.known_ids())
+
+
+def test_register_passes_the_argument_and_seed():
+    seen = []
+
+    def factory(arg, seed):
+        seen.append((arg, seed))
+        return bots.load("random", seed=seed)
+
+    bots.register("test_echo", factory, overwrite=True)
+    bot = bots.load("test_echo:some/path.pt", seed=5)
+    assert seen == [("some/path.pt", 5)]
+    assert isinstance(bot, bots.Bot)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Whole sessions: legal, deterministic, blind to hidden cards
+# ----------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_random_and_heuristic_play_legal_sessions(seed):
+    env = play(["heuristic", "random", "heuristic", "random"], seed)
+    results = env.state_.round_results
+    assert len(results) == 7
+    assert not any(r["reason"] == "turn_cap" for r in results)
+
+
+def test_bots_are_deterministic_for_a_seed():
+    specs = ["heuristic", "random", "heuristic", "random"]
+    a = play(specs, seed=4, rounds=(1, 7))
+    b = play(specs, seed=4, rounds=(1, 7))
+    assert a.state_.history == b.state_.history
+    assert a.state_.scores == b.state_.scores
+    env = rummy_env.make("contract")
+    env.reset(seed=0)
+    env.step(0)  # declines the discard: the next seat decides buy / pass
+    agent = env.agent_selection
+    first = [bots.load("random", seed=3).act(env, agent) for _ in range(5)]
+    assert len(set(first)) == 1  # the same seed, the same choice
+    bot = bots.load("random", seed=3)
+    seq = [bot.act(env, agent) for _ in range(40)]
+    bot.reset(3)
+    assert [bot.act(env, agent) for _ in range(40)] == seq
+    assert len(set(seq)) == 2
+
+
+def test_decisions_do_not_change_when_hidden_cards_are_resampled():
+    """Resample every card the deciding seat cannot see (opponents' hidden cards, stock order): its public view and
+    its decision stay the same, in every phase."""
+    rng = np.random.Generator(np.random.PCG64(11))
+    phases: set[str] = set()
+    checked = 0
+
+    def check(env, agent, bot):
+        nonlocal checked
+        seat = env.agent_name_mapping[agent]
+        real = env.state_
+        view = public_view(env, agent)
+        expected = copy.deepcopy(bot).act(env, agent)
+        for _ in range(2):
+            env.state_ = real.resample_hidden(seat, rng)
+            try:
+                assert public_view(env, agent) == view
+                assert copy.deepcopy(bot).act(env, agent) == expected, real.describe_action(expected)
+            finally:
+                env.state_ = real
+        phases.add(real.phase)
+        checked += 1
+
+    for seed in (3, 5):
+        play(["heuristic", "heuristic", "heuristic", "random"], seed=seed, check=check)
+    assert checked > 1000
+    assert {"draw", "buy", "act", "opening"} <= phases
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The contract heuristic on scripted hands
+# ----------------------------------------------------------------------------------------------------------------
+
+ROUND1_HAND = "7C 7D 9C 9D 9H KS QC 2D 3H 5S".split()
+
+
+def test_takes_the_discard_that_advances_the_contract_and_declines_others():
+    # round 1 (two groups): 7♣ 7♦ + 7♥ makes the second group
+    assert decide(scenario_env(ROUND1_HAND, round=1, discard=["7H"])) == "take 7♥ from the discard pile"
+    assert decide(scenario_env(ROUND1_HAND, round=1, discard=["JS"])) == "draw from the stock"
+
+
+def test_buys_a_card_that_advances_the_contract_but_not_once_down():
+    env = scenario_env(ROUND1_HAND, round=1, discard=["7H"], phase="buy", active=3, current_player=0)
+    assert decide(env) == "buy 7♥ (+ penalty card)"
+    # late in the round, with every opponent down, the penalty card is not worth it for a mere pair
+    table = [
+        {"owner": p, "kind": "group", "cards": [f"{r}C", f"{r}D", f"{r}S"]} for p, r in ((1, "4"), (2, "5"), (3, "6"))
+    ] + [{"owner": p, "kind": "group", "cards": [f"{r}C", f"{r}D", f"{r}S"]} for p, r in ((1, "J"), (2, "Q"), (3, "K"))]
+    env = scenario_env(
+        "7C 9C 9D 9H KH QH 2D 3H 5H 8H".split(),
+        round=1,
+        discard=["7H"],
+        phase="buy",
+        active=3,
+        current_player=0,
+        table=table,
+        opened=[1, 2, 3],
+        turn=60,
+    )
+    assert decide(env) == "pass (do not buy)"
+    # down already: a bought card comes with a penalty card that must then be got rid of
+    env = scenario_env(
+        "8C 2D 3H 5S".split(),
+        size=4,
+        round=1,
+        discard=["7H"],
+        phase="buy",
+        active=3,
+        current_player=0,
+        table=[{"owner": 0, "kind": "group", "cards": ["7C", "7D", "7S"]}],
+        opened=[0],
+    )
+    assert decide(env) == "pass (do not buy)"
+
+
+def test_opens_at_once_with_the_opening_that_leaves_the_best_rest():
+    # round 2 (group + run) after drawing 8♠: 4♠ 5♠ 6♠ + JK as 7♠ keeps 8♠ playable on the run's high end;
+    # JK as 3♠ would strand the 8♠
+    env = scenario_env("4S 5S 6S JK 9C 9D 9H 2H KD QC 8S".split(), round=2, phase="act", active=0, current_player=0)
+    bot = bots.load("heuristic", seed=0)
+    done = play_turn(env, bot)
+    melds = [d for d in done if d.startswith("declare")]
+    assert len(melds) == 2
+    assert "declare group 9♣ 9♦ 9♥" in melds
+    assert "declare run JK(3S) 4♠ 5♠ 6♠" not in melds
+    assert done[-1] == "discard K♦"
+
+
+def test_lays_off_everything_chains_included_and_goes_out():
+    # seat 0 is down since an earlier turn: 8♠ then 9♠ extend its run, 7♥ joins its group, K♦ is the discard
+    table = [
+        {"owner": 0, "kind": "group", "cards": ["7C", "7D", "7S"]},
+        {"owner": 0, "kind": "run", "cards": ["4S", "5S", "6S", "7S"]},
+    ]
+    env = scenario_env(
+        "8S 9S 7H KD".split(), size=10, round=2, phase="act", active=0, current_player=0, table=table, opened=[0]
+    )
+    done = play_turn(env, bots.load("heuristic", seed=0))
+    assert done[:2] == ["lay off 8♠ on seat 0's run 4♠–7♠ (high end)", "lay off 9♠ on seat 0's run 4♠–8♠ (high end)"]
+    assert done[2] == "lay off 7♥ on seat 0's group 7♣ 7♦ 7♠"
+    assert done[3] == "discard K♦"
+    assert env.unwrapped.state_.round_results[-1]["winner"] == 0
+
+
+def test_swaps_a_joker_for_the_natural_it_stands_for():
+    table = [
+        {"owner": 0, "kind": "group", "cards": ["QC", "QD", "QS"]},
+        {"owner": 0, "kind": "group", "cards": ["3C", "3D", "3S"]},
+        {"owner": 1, "kind": "run", "cards": ["5D", "JK(6D)", "7D", "8D"]},
+    ]
+    env = scenario_env("6D KC 2H".split(), round=1, phase="act", active=0, current_player=0, table=table, opened=[0, 1])
+    done = play_turn(env, bots.load("heuristic", seed=0))
+    assert done[0] == "swap 6♦ for the joker in seat 1's run 5♦–8♦"
+    assert done[1].startswith("place the freed joker on seat 0's group")  # a group: no new place for opponents
+    assert done[-1] == "discard K♣"
+
+
+def test_discard_avoids_what_the_next_player_collects():
+    # round 1, not down: 9♥ is the dearest loose card, but seat 1 took 9♣ 9♦ from the discard pile
+    hand = "5C 5D 8C 8D JC JD QS QH 9H 2C 3S".split()
+    env = scenario_env(hand, round=1, phase="act", active=0, current_player=0)
+    assert decide(env) == "discard 9♥"
+    env = scenario_env(
+        hand,
+        round=1,
+        phase="act",
+        active=0,
+        current_player=0,
+        fixed={1: ["9C", "9D"]},
+        known=[[], ["9C", "9D"], [], []],
+    )
+    assert decide(env) == "discard 3♠"
+
+
+def test_round_7_goes_out_and_builds_three_runs():
+    hand = "AC 2C 3C 4C 5D 6D 7D 8D 9H 10H JH QH KH".split()
+    env = scenario_env(hand, size=12, round=7, phase="act", active=0, current_player=0)
+    assert decide(env) == "go out: lay the whole hand as runs"
+    # one card short of three runs: the discard top that fills the gap is taken
+    hand = "AC 2C 3C 4C 5D 6D 8D 9H 10H JH QH KH".split()
+    env = scenario_env(hand, size=12, round=7, discard=["7D"])
+    assert decide(env) == "take 7♦ from the discard pile"
+    # after drawing a stray card it goes back, whatever its penalty
+    env = scenario_env(hand + ["2S"], size=12, round=7, phase="act", active=0, current_player=0)
+    assert decide(env) == "discard 2♠"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Matches
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def test_heuristic_beats_random_by_a_wide_margin():
+    report = evaluate("contract", ["heuristic", "random", "random", "random"], sessions=30, seed=0)
+    h, r = report["bots"]["heuristic"], report["bots"]["random"]
+    assert h["mean_penalty_per_round"] + h["ci95"] < 0.4 * (r["mean_penalty_per_round"] - r["ci95"])
+    assert h["rounds_won_share"] > 0.4 > r["rounds_won_share"]
+    assert report["turn_cap_share"] == 0.0
+    assert "heuristic" in format_report(report)
+
+
+def test_evaluate_is_the_same_with_more_workers(capsys):
+    one = evaluate("contract", ["random"] * 4, sessions=4, seed=2, workers=1)
+    two = evaluate("contract", ["random"] * 4, sessions=4, seed=2, workers=2)
+    one.pop("wall_seconds"), two.pop("wall_seconds")
+    assert one == two
+    assert one["rounds"] == 28 and one["bots"]["random"]["seats"] == 4
+    with pytest.raises(ValueError, match="give 4 entrants"):
+        evaluate("contract", ["random"] * 3, sessions=1)
+    main(["--entrants", "random", "random", "random", "random", "--sessions", "1", "--json"])
+    assert '"mean_penalty_per_round"' in capsys.readouterr().out
