@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from array import array
 from itertools import combinations, product
 
 import pytest
@@ -154,12 +155,14 @@ def shoe_hand(rng: random.Random, size: int = 15) -> list[int]:
     return counts
 
 
-def legal(counts: list[int]) -> bool:
+def legal(counts: list[int], copies: int = 2) -> bool:
     """Within the shoe: <= 2 of each natural kind (and of each 2), <= 2 jokers."""
-    return max(counts) <= 2 and min(counts) >= 0
+    return max(counts) <= copies and min(counts) >= 0
 
 
-def built_hand(rng: random.Random, *, suits: int | None = None, wild_p: float | None = None) -> list[int]:
+def built_hand(
+    rng: random.Random, *, suits: int | None = None, wild_p: float | None = None, copies: int = 2
+) -> list[int]:
     """A hand built from random runs of a random pattern (few suits -> overlaps and duplicates), with wilds."""
     while True:
         pattern = rng.choice(PATTERNS)
@@ -179,11 +182,11 @@ def built_hand(rng: random.Random, *, suits: int | None = None, wild_p: float | 
                 else:
                     kind = suit * 13 + (0 if pos == 14 else pos - 1)
                 counts[kind] += 1
-        if legal(counts):
+        if legal(counts, copies):
             return counts
 
 
-def near_miss(rng: random.Random, counts: list[int]) -> list[int]:
+def near_miss(rng: random.Random, counts: list[int], copies: int = 2) -> list[int]:
     """The hand with one card changed: replaced by a random card, or a natural moved one rank up or down."""
     while True:
         out = list(counts)
@@ -195,11 +198,16 @@ def near_miss(rng: random.Random, counts: list[int]) -> list[int]:
         else:
             new = rng.randrange(NUM_KINDS)
         out[new] += 1
-        if new != old and legal(out):
+        if new != old and legal(out, copies):
             return out
 
 
 # --------------------------------------------------------------------------- scripted rules
+
+
+def test_pattern_constants():
+    # C.1 item 4: "Exactly 15 cards split as 3+3+3+3+3, 4+4+4+3 or 5+4+3+3 (so no run >5)."
+    assert RUN_LENGTH_PATTERNS == PATTERNS
 
 
 def test_example_from_the_document():
@@ -274,7 +282,7 @@ def test_duplicates_in_overlapping_same_suit_runs():
     runs = find_partition(h)
     assert runs is not None
     check_partition(runs, h)
-    # the two 5H can never share a run: 5H 5H 6H 7H alone cannot be split (needs two runs of 5-6-7)
+    # the two 5H can never share a run: the second 5H needs a run of its own and there is no wild to fill it
     bad = hand("5H 5H 6H 7H 8C 9C 10C JC QC 3D 4D 5D 6D 7D 8D")
     assert not can_go_out(bad) and not brute_force(bad)
     # adjacent same-suit runs are allowed (no gap rule here, unlike profile contract)
@@ -354,8 +362,9 @@ def test_wilds_fill_declared_positions():
     runs = find_partition(h)
     assert runs is not None
     check_partition(runs, h)
-    # the 2D sits at its own place (position 2 of diamonds) only if a diamond run covers it; here Q-K-A
+    # no diamond run reaches position 2, so the 2D is declared elsewhere (here the diamonds are Q-K-wild)
     assert any(r.suit == 1 and r.low == 12 for r in runs)
+    assert all(r.cards[2 - r.low] == 1 * 13 + 1 for r in runs if r.suit == 1 and r.low <= 2)
 
 
 # --------------------------------------------------------------------------- randomised comparison
@@ -419,3 +428,35 @@ def test_custom_patterns_match_brute_force():
         assert (runs is not None) is expected
         if runs is not None:
             check_partition(runs, h, patterns=pats)
+
+
+def test_three_copies_of_a_card_match_brute_force():
+    # not reachable with the 2-deck shoe; exercises the general path (a position holding 3 naturals)
+    rng = random.Random(17)
+    seen3 = 0
+    for _ in range(300):
+        h = built_hand(rng, suits=rng.randint(1, 2), copies=3)
+        if rng.random() < 0.5:
+            h = near_miss(rng, h, copies=3)
+        seen3 += max(h[k] for k in range(JOKER) if not is_wild(k)) == 3
+        check_all(h)
+    assert seen3 > 20
+
+
+def test_inputs_and_parameters():
+    h = hand("3C 4C 5C 6S 7S 8S 9H 10H JH QD KD AD 9C 10C JC")
+    assert can_go_out(tuple(h)) and can_go_out(array("b", h)) and can_go_out(iter(h))
+    assert find_partition(array("b", h)) == find_partition(h)
+    bad = list(h)
+    bad[0] -= 1  # a negative count, total still 15
+    bad[1] += 1
+    with pytest.raises(ValueError):
+        can_go_out(bad)
+    with pytest.raises(ValueError):
+        find_partition(bad)
+    with pytest.raises(ValueError):
+        can_go_out(h, patterns=((4, 4, 4, 3),), min_run=4)  # a pattern length below min_run
+    with pytest.raises(ValueError):
+        can_go_out(h, patterns=((15,),))  # longer than the 14 positions
+    assert can_go_out(h, patterns=((3, 3, 3, 3, 3),))
+    assert not can_go_out(h, patterns=((4, 4, 4, 3),))
