@@ -11,7 +11,7 @@ Figures per bot id (over all the seats it holds):
 | `rounds_won_share` | share of the rounds one seat of this bot won (went out); rounds without a winner credit nobody |
 
 and per match: `turn_cap_share` (rounds ended by the engine turn cap), `exhausted_share` (rounds ended with the
-stock and discard pile empty), `no_winner_share`, `mean_turns_per_round`.
+stock and discard pile empty), `no_winner_share`, `mean_turns_per_round`, `max_turns_per_round`.
 
 ``python -m rummy_env.bots_eval --profile contract --entrants heuristic random random random --sessions 500
 --workers 2`` prints them (``--json`` for the dict).
@@ -165,6 +165,7 @@ def summarise(
         "exhausted_share": round(reasons.count("exhausted") / n_rounds, 4),
         "no_winner_share": round(sum(1 for r in rounds if r["winner"] is None) / n_rounds, 4),
         "mean_turns_per_round": round(sum(r["turns"] for r in rounds) / n_rounds, 1),
+        "max_turns_per_round": max(r["turns"] for r in rounds),
         "wall_seconds": round(wall, 1),
     }
 
@@ -181,7 +182,8 @@ def format_report(report: dict[str, Any]) -> str:
         lines.append(f"{name:<20} {b['seats']:>5} {pen:>22} {b['rounds_won_share']:>10.1%}")
     lines.append(
         f"turn cap {report['turn_cap_share']:.2%}, exhausted {report['exhausted_share']:.2%}, no winner "
-        f"{report['no_winner_share']:.2%}, {report['mean_turns_per_round']} turns per round"
+        f"{report['no_winner_share']:.2%}, {report['mean_turns_per_round']} turns per round "
+        f"(longest {report['max_turns_per_round']})"
     )
     return "\n".join(lines)
 

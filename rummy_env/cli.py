@@ -63,8 +63,9 @@ def play_random_sessions(profile: str, sessions: int, seed: int, num_players: in
         "sessions": sessions,
         "seed": seed,
         "wins_per_seat": wins,
+        "score_kind": "payment" if profile == "continental" else "penalty",
         "mean_total_per_seat": [t / sessions for t in totals],
-        "mean_round_penalty_per_seat": [t / max(rounds, 1) * sessions / sessions for t in totals],
+        "mean_per_round_per_seat": [t / max(rounds, 1) for t in totals],
         "rounds": rounds,
         "turn_cap_rounds": capped,
         "decisions": decisions,
@@ -80,8 +81,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         res = play_random_sessions(profile, args.sessions, args.seed)
         n = len(res["wins_per_seat"])
         print(f"== {profile}: {res['sessions']} sessions of random legal play (seed {res['seed']}) ==")
-        print(f"{'seat':>6} {'wins':>8} {'mean total penalty':>20} {'mean per round':>16}")
-        per_round = [t * res["sessions"] / max(res["rounds"], 1) for t in res["mean_total_per_seat"]]
+        what = "balance" if res["score_kind"] == "payment" else "penalty"
+        print(f"{'seat':>6} {'wins':>8} {'mean total ' + what:>20} {'mean per round':>16}")
+        per_round = res["mean_per_round_per_seat"]
         for p in range(n):
             print(
                 f"{p:>6} {res['wins_per_seat'][p]:>8.2f} {res['mean_total_per_seat'][p]:>20.1f} {per_round[p]:>16.1f}"

@@ -274,6 +274,7 @@ class _Counts:
         self.meld_scans = 0
         self.replays = 0
         self.place_after_taken_joker = 0
+        self.reshuffles = 0
 
 
 class _Session:
@@ -383,6 +384,8 @@ class _Session:
             "dealer": s.dealer,
             "discard_len": len(s.discard),
             "top": s.discard[-1] if s.discard else -1,
+            "top2": s.discard[-2] if len(s.discard) > 1 else -1,
+            "stock_len": len(s.stock),
             "table_cards": sum(len(m.cards) for m in s.table),
             "table_melds": len(s.table),
             "scores": list(s.scores),
@@ -445,6 +448,10 @@ class _Session:
                 if hand[pre["top"]] < pre["hand"][pre["top"]] + 1:
                     _fail("the buyer did not get the bought card")
                 self.chain_buyer = p
+                self.counts.reshuffles += pre["stock_len"] == 0
+                if pre["stock_len"] == 0 and s.discard != [pre["top2"]]:
+                    # A.1-14: the penalty card came from a reshuffle of all discards but the (new) top
+                    _fail(f"reshuffle for the penalty card left the discard pile {s.discard}, expected [{pre['top2']}]")
                 if phase == "buy":
                     a = pre["active"]
                     self.window = [(a + i) % n for i in range(1, n) if (a + i) % n != p]
@@ -460,6 +467,12 @@ class _Session:
                 else:
                     if self.window:
                         _fail(f"the buy window closed before asking {self.window}")
+                    self.counts.reshuffles += pre["stock_len"] == 0
+                    want_discard = 1 if pre["stock_len"] == 0 else pre["discard_len"]  # A.1-14 reshuffle
+                    if len(s.discard) != want_discard or s.discard[-1] != pre["top"]:
+                        _fail(
+                            f"after the window the discard pile holds {len(s.discard)} cards, expected {want_discard}"
+                        )
                     sizes[pre["active"]] += 1
                     self._expect_active_drew(phase)
         elif kind == "meld":
@@ -1045,6 +1058,7 @@ def fuzz(
             "meld_scans": c.meld_scans,
             "replays": c.replays,
             "place_after_taken_joker": c.place_after_taken_joker,
+            "reshuffles": c.reshuffles,
         },
         "violations": violations,
         "examples": examples,

@@ -10,6 +10,7 @@ sizes, legal actions) -- never an opponent's hidden cards or the stock order. Ev
 |---|---|
 | `random` | uniform over the action mask |
 | `heuristic` | hand-written club-player rules, one module per profile (`heuristic_contract`, ...) |
+| `checkpoint:PATH` | a trained network (`checkpoint_bot`); `checkpoint:PATH@sample` samples instead of greedy |
 
 More ids are added with ``register(name, factory)``; ``factory(arg, seed)`` receives the text after the first
 colon of the id (``"checkpoint:PATH"`` gives ``arg="PATH"``; ``None`` without a colon) and returns a ``Bot``.
@@ -19,6 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
+
+from .view import PublicView, public_view
 
 
 @runtime_checkable
@@ -79,8 +82,16 @@ def _register_builtins() -> None:
 
     register("random", _no_arg("random", RandomBot))
     register("heuristic", _no_arg("heuristic", HeuristicBot))
+    register("checkpoint", _checkpoint)
+
+
+def _checkpoint(arg: str | None, seed: int | None) -> Bot:
+    # imported on use: loading a network needs torch, which importing the bots must not
+    from .checkpoint_bot import checkpoint_factory
+
+    return checkpoint_factory(arg, seed)
 
 
 _register_builtins()
 
-__all__ = ["Bot", "BotFactory", "register", "load", "known_ids"]
+__all__ = ["Bot", "BotFactory", "PublicView", "register", "load", "known_ids", "public_view"]
