@@ -82,8 +82,16 @@ class ContractObserver:
                 ("scores", (n,), "cumulative penalties before this round / 100"),
                 ("phase", (len(CONTRACT_PHASES),), "decision asked: draw, buy, act, opening, place_joker"),
                 ("active", (n,), "whose turn it is (seat offset one-hot)"),
-                ("offered", (NUM_KINDS,), "the card offered in a buy window, one-hot"),
-                ("last_buyer", (n,), "buyer of the previous card of this buy chain (seat offset one-hot)"),
+            ]
+            + (
+                [
+                    ("offered", (NUM_KINDS,), "the card offered in a buy window, one-hot"),
+                    ("last_buyer", (n,), "buyer of the previous card of this buy chain (seat offset one-hot)"),
+                ]
+                if getattr(rules, "buying", False)
+                else []
+            )
+            + [
                 ("opening_left", (2,), "groups and runs still to declare in an opening in progress / 3"),
                 ("taken_discard", (NUM_KINDS,), "card taken from the discard pile this turn, still in hand, one-hot"),
                 ("turn", (1,), "turns played this round / turn cap"),
