@@ -164,7 +164,8 @@ def save_checkpoint(
 def _shape_config(env_config: dict[str, Any]) -> dict[str, Any]:
     """The env arguments a checkpoint was trained with (JSON lists back to tuples), to rebuild its env's sizes:
     some change them (``deals`` of continental, rule overrides)."""
-    return {k: (tuple(v) if isinstance(v, list) else v) for k, v in env_config.items() if k != "render_mode"}
+    skip = ("render_mode", "num_players")  # num_players is a fact of its own
+    return {k: (tuple(v) if isinstance(v, list) else v) for k, v in env_config.items() if k not in skip}
 
 
 def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -391,30 +391,37 @@ def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -
         if not rules.allow_all_joker_melds:
             return False
         return jokers >= need * size
-    # distinct suits: for m groups of one rank, naturals usable = min(size*m, sum_s min(c_s, m))
-    best = [0] + [10**9] * g  # best[k] = fewest jokers for k groups so far
+    # distinct suits: for m groups of one rank, naturals usable = min(size*m, sum_s min(c_s, m)); a small DP over
+    # the ranks that hold naturals finds the fewest jokers for g groups, all-joker groups (if allowed) cost `size`
+    inf = 1 << 30
+    best = [0] + [inf] * g
+    allow_jokers_only = rules.allow_all_joker_melds
     for r in range(NUM_RANKS):
-        cs = (counts[r], counts[r + 13], counts[r + 26], counts[r + 39])
-        if not any(cs) and not rules.allow_all_joker_melds:
+        c0, c1, c2, c3 = counts[r], counts[r + 13], counts[r + 26], counts[r + 39]
+        if not (c0 or c1 or c2 or c3):
             continue
-        costs = [0]
+        costs = []
         for m in range(1, g + 1):
-            nat = min(size * m, sum(min(c, m) for c in cs))
-            if nat < m and not rules.allow_all_joker_melds:
-                break
-            costs.append(size * m - nat)
+            avail = min(c0, m) + min(c1, m) + min(c2, m) + min(c3, m)
+            if avail < m and not allow_jokers_only:
+                break  # every group needs a natural
+            costs.append(size * m - min(size * m, avail))
         new = list(best)
-        for k in range(g + 1):
-            if best[k] >= 10**9:
+        for k in range(g):
+            bk = best[k]
+            if bk >= inf:
                 continue
-            for m in range(1, len(costs)):
-                if k + m > g:
-                    break
-                c = best[k] + costs[m]
-                if c < new[k + m]:
-                    new[k + m] = c
+            for m in range(1, min(g - k, len(costs)) + 1):
+                v = bk + costs[m - 1]
+                if v < new[k + m]:
+                    new[k + m] = v
         best = new
-    return best[g] <= jokers
+    result = best[g]
+    if allow_jokers_only:
+        for k in range(g):
+            if best[k] < inf:
+                result = min(result, best[k] + size * (g - k))
+    return result <= jokers
 
 
 def can_make_contract(
@@ -439,24 +446,33 @@ def can_make_contract(
     chosen = list(declared_runs)
     span = size_r - 1
 
+    nwin = MAX_POS - span  # windows (lowest positions) per suit
+    window = (1 << size_r) - 1
+
     def rec(r_left: int, start: int, jokers: int) -> bool:
         if r_left == 0:
             return _groups_possible(c, jokers, groups, rules)
-        for idx in range(start, 4 * (MAX_POS - span)):
-            suit, low0 = divmod(idx, MAX_POS - span)
-            low = low0 + 1
-            high = low + span
+        # bit q of presence[suit] = the hand holds the natural at position q + 1
+        presence = []
+        for suit in range(4):
             base = suit * NUM_RANKS
-            need = 0
-            for p in range(low, high + 1):
-                if c[base + (0 if p == MAX_POS else p - 1)] == 0:
-                    need += 1
+            m = 1 | (1 << 13) if c[base] else 0
+            for q in range(1, 13):
+                if c[base + q]:
+                    m |= 1 << q
+            presence.append(m)
+        for idx in range(start, 4 * nwin):
+            suit, low0 = divmod(idx, nwin)
+            need = size_r - ((presence[suit] >> low0) & window).bit_count()
             if need > jokers:
                 continue
             if need == size_r and not rules.allow_all_joker_melds:
                 continue
+            low = low0 + 1
+            high = low + span
             if chosen and _run_conflicts(suit, low, high, chosen, rules):
                 continue
+            base = suit * NUM_RANKS
             used = []
             for p in range(low, high + 1):
                 k = base + (0 if p == MAX_POS else p - 1)

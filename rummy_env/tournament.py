@@ -284,7 +284,7 @@ class SessionRunner:
             "rotation": plan.rotation,
             "deal_seed": plan.deal_seed,
             "seats": list(plan.seats),
-            "score": key[:-1],
+            "score": "payment" if higher else "penalty",
             "round_scores": round_scores,
             "round_winners": round_winners,
             "reasons": [r["reason"] for r in st.round_results],
@@ -406,32 +406,41 @@ def tournament(
         if key in env_config:
             raise ValueError(f"{key} cannot be set for a tournament (sessions are always played to the end)")
     n = resolve_num_players(profile, num_players)
-    check_entrants(profile, specs, n, env_config)
+    with _torch_threads(1):
+        check_entrants(profile, specs, n, env_config)
     plans = plan_sessions(len(specs), n, sessions, seed=seed, duplicate=duplicate)
 
     from tqdm import tqdm
 
+    pool = None
+    if workers > 1:
+        import multiprocessing
+
+        # fork where the platform has it (no re-import of the caller's __main__); spawn elsewhere. The workers
+        # compute torch with one thread (a forked OpenMP pool is unsafe) and load their own bots.
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        ctx = multiprocessing.get_context(method)
+        pool = ctx.Pool(workers, initializer=_init_worker, initargs=(profile, n, specs, dict(env_config)))
     start = time.perf_counter()
     records: list[dict[str, Any]] = []
     bar = tqdm(total=len(plans), desc=f"{profile} tournament", unit="session", file=sys.stderr, disable=not progress)
     try:
-        if workers == 1:
+        if pool is None:
             runner = SessionRunner(profile, n, specs, env_config)
             with _torch_threads(1):
                 for plan in plans:
                     records.append(runner.play(plan))
                     bar.update()
         else:
-            import multiprocessing
-
-            # spawn: workers start clean (no forked torch thread pools); each loads its own bots
-            ctx = multiprocessing.get_context("spawn")
-            with ctx.Pool(workers, initializer=_init_worker, initargs=(profile, n, specs, dict(env_config))) as pool:
-                for rec in pool.imap(_run_plan, plans, chunksize=max(1, min(8, len(plans) // (workers * 8)))):
-                    records.append(rec)
-                    bar.update()
+            chunk = max(1, min(8, len(plans) // (workers * 8)))
+            for rec in pool.imap(_run_plan, plans, chunksize=chunk):
+                records.append(rec)
+                bar.update()
     finally:
         bar.close()
+        if pool is not None:
+            pool.terminate()
+            pool.join()
     seconds = time.perf_counter() - start
     results = summarize(records, profile=profile, specs=specs, num_players=n, seed=seed, duplicate=duplicate)
     results["sessions_requested"] = sessions

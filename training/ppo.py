@@ -57,6 +57,7 @@ from common import (  # noqa: E402
     machine,
     parse_config,
     play_match,
+    round_score,
     run_name,
     summarise_match,
 )
@@ -185,6 +186,8 @@ class Collector:
         self.bots = [{r: [bot_registry.load(r, seed=0) for _ in range(self.n)] for r in ("heuristic", "random")
                       if self.weights[r] > 0} for _ in self.envs]  # fmt: skip
         self.roles: list[list[str]] = [[] for _ in self.envs]
+        self.chain: list[dict[int, int]] = [{} for _ in self.envs]  # seat -> id of its chain of decisions this deal
+        self.next_chain = worker * 1_000_000_000
         self.open: list[dict[int, int]] = [{} for _ in self.envs]  # seat -> index of its last transition
         self.episode_return: list[dict[int, float]] = [{} for _ in self.envs]
         # rewards of a learner seat that arrive after its chain was cut at the end of a rollout and before its first
@@ -236,6 +239,11 @@ class Collector:
                 self.bots[e][role][s].reset(int(self.rng.integers(2**31)))
         self.roles[e] = roles
         self.open[e] = {}
+        self.chain[e] = {}
+        for s, role in enumerate(roles):
+            if role == "current":
+                self.chain[e][s] = self.next_chain
+                self.next_chain += 1
         self.episode_return[e] = {s: 0.0 for s, r in enumerate(roles) if r == "current"}
         env.reset(seed=int(self.rng.integers(2**31)))
 
@@ -247,6 +255,7 @@ class Collector:
         dones: list[bool] = []
         next_index: list[int] = []
         bootstrap: list[float] = []
+        chains: list[int] = []
         self.episodes = []
         self.reward_after_cut = 0.0
         steps = 0
@@ -287,6 +296,7 @@ class Collector:
                     dones.append(False)
                     next_index.append(-1)
                     bootstrap.append(0.0)
+                    chains.append(self.chain[e][seat])
             # 3. step every table; each learner seat's reward goes to its own last transition
             for e, env in enumerate(self.envs):
                 env.step(chosen[e])
@@ -329,6 +339,7 @@ class Collector:
             "done": np.asarray(dones, dtype=bool),
             "next": np.asarray(next_index, dtype=np.int64),
             "bootstrap": np.asarray(bootstrap, dtype=np.float32),
+            "chain": np.asarray(chains, dtype=np.int64),
             "env_steps": steps,
             "episodes": self.episodes,
             "reward_after_cut": self.reward_after_cut,
@@ -346,8 +357,10 @@ class Collector:
         for seat, ret in self.episode_return[e].items():
             self.episodes.append(
                 {
+                    "chain": self.chain[e][seat],
+                    "seat": seat,
                     "return": ret,
-                    "rounds": len(results),
+                    "round_scores": [round_score(r, seat) for r in results if r],
                     "opponents": ",".join(r for s, r in enumerate(self.roles[e]) if s != seat),
                 }
             )
@@ -555,7 +568,7 @@ def merge_batches(parts: list[dict[str, Any]]) -> dict[str, Any]:
     for p in parts:
         nexts.append(np.where(p["next"] >= 0, p["next"] + offset, -1))
         offset += len(p["action"])
-    for key in ("obs", "mask", "action", "logp", "value", "reward", "done", "bootstrap"):
+    for key in ("obs", "mask", "action", "logp", "value", "reward", "done", "bootstrap", "chain"):
         out[key] = np.concatenate([p[key] for p in parts])
     out["next"] = np.concatenate(nexts)
     out["env_steps"] = sum(p["env_steps"] for p in parts)

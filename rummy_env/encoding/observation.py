@@ -217,7 +217,11 @@ class ContinentalObserver:
                     (n,),
                     "per seat: has not yet finished his first turn of this deal (first-turn bonus open)",
                 ),  # noqa: E501
-                ("balances", (n,), "cumulative balances / 100"),
+                (
+                    "balances",
+                    (n, 2),
+                    "per seat: cumulative balance / 100 as (gain, loss), both >= 0 (the space is Box(0, inf))",
+                ),
                 ("deal", (num_deals,), "deal number one-hot"),
                 ("phase", (len(CONTINENTAL_PHASES),), "decision asked: draw, act (discard), declare"),
                 ("active", (n,), "whose turn it is (seat offset one-hot)"),
@@ -248,7 +252,8 @@ class ContinentalObserver:
             if i and any(st.known[p]):
                 out[kn + (i - 1) * NUM_KINDS : kn + i * NUM_KINDS] = st.known[p]
             out[ft + i] = 1.0 if st.turns_taken[p] == 0 else 0.0
-            out[bal + i] = st.scores[p] / 100.0
+            bal_p = st.scores[p] / 100.0
+            out[bal + 2 * i + (0 if bal_p >= 0 else 1)] = abs(bal_p)
         out[o["deal"] + min(st.deal_index, self.num_deals - 1)] = 1.0
         ph = self.phase_index.get(st.phase)
         if ph is not None:

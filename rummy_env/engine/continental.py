@@ -304,12 +304,17 @@ class ContinentalState(EngineState):
         return new
 
     def resample_hidden(self, seat: int, rng: Any) -> ContinentalState:
-        """A clone with every card ``seat`` cannot see redealt at random (stock order, opponents' unknown cards)."""
+        """A clone with every card ``seat`` cannot see redealt at random (stock order, opponents' unknown cards).
+
+        The declare phase shows everyone that the mover's 15 cards form a valid hand, which a random redeal almost
+        never does: in that phase the mover keeps his cards.
+        """
+        keep = self.current if self.phase == DECLARE else -1
         new = self.clone()
         pool = list(new.stock)
         sizes = []
         for p in range(new.n):
-            if p == seat:
+            if p == seat or p == keep:
                 sizes.append(0)
                 continue
             hid = [new.hands[p][k] - new.known[p][k] for k in range(NUM_KINDS)]

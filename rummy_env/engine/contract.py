@@ -918,12 +918,23 @@ class ContractState(EngineState):
 
         Hidden = the stock order and the opponents' cards that are not publicly known to be in their hands; hand
         sizes, known cards, the table and the piles' public parts stay. ``seat``'s observation must not change.
+        What is public about the mover's hand stays true (an opening in progress can be completed, a deep-pickup
+        card can reach the table): his hidden cards are redrawn until he has a legal action, at most 100 times,
+        else he keeps them.
         """
+        mover = self.current
+        for _ in range(100):
+            new = self._resampled(seat, rng, keep=-1)
+            if mover < 0 or mover == seat or new.legal_actions():
+                return new
+        return self._resampled(seat, rng, keep=mover)
+
+    def _resampled(self, seat: int, rng: Any, keep: int) -> ContractState:
         new = self.clone()
         pool: list[int] = list(new.stock)
         hidden_sizes = []
         for p in range(new.n):
-            if p == seat:
+            if p == seat or p == keep:
                 hidden_sizes.append(0)
                 continue
             hid = [new.hands[p][k] - new.known[p][k] for k in range(NUM_KINDS)]

@@ -1,0 +1,99 @@
+"""Conformance of the PettingZoo env ``continental_v0`` for 4 and 5 players.
+
+The checks are ``conformance.ProfileConformance`` (PettingZoo API tests, exact masks both ways with the
+going-out brute force as oracle, hidden information, reward accounting for "payment" and "win", observations,
+the ``action_info`` schema, illegal actions, configuration errors, ``deals`` and ``max_steps``), run over every case
+of the profile. Random play almost never holds a valid 15-card hand, so rigged scenarios near going out
+(``conformance.RIGGED["continental"]``) supply the declarations. Figures are printed (run with ``-s``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conformance import (
+    CONT_ONE_SUIT,
+    CONT_V1,
+    CONT_V2,
+    ProfileConformance,
+    build_scenario,
+    case_id,
+    cases_of,
+    continental_valid,
+    make_env,
+)
+
+import rummy_env
+from rummy_env.cards import counts_of, parse_cards
+
+CASES = [pytest.param(c, id=case_id(c)) for c in cases_of("continental")]
+
+
+class TestContinentalEnv(ProfileConformance):
+    profile = "continental"
+
+
+def test_entry_points_and_sizes():
+    from rummy_env import continental_v0
+    from rummy_env.envs import continental_v0 as inner
+
+    assert continental_v0.env is inner.env and continental_v0.raw_env is inner.raw_env
+    assert "continental_v0" in (continental_v0.__doc__ or "")
+    for n in (4, 5):
+        a, b = continental_v0.env(num_players=n), rummy_env.make("continental", num_players=n)
+        assert type(a.unwrapped) is type(b.unwrapped) is continental_v0.raw_env
+        assert a.possible_agents == b.possible_agents == [f"player_{i}" for i in range(n)]
+        assert b.action_space("player_0").n == 57
+        assert b.unwrapped.state_.shoe.size == 106
+    assert rummy_env.make("continental").possible_agents == [f"player_{i}" for i in range(4)]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_render_ansi_text(case):
+    env = make_env(case, render_mode="ansi")
+    env.reset(seed=5)
+    text = env.render()
+    assert isinstance(text, str) and "Deal 1" in text and "Hand:" in text
+
+
+def test_rigged_hands_are_valid_by_brute_force():
+    for hand in (CONT_V1, CONT_V2, CONT_ONE_SUIT):
+        assert continental_valid(counts_of(parse_cards(hand)))
+    for bad in ("3C 4C 5C 6C 7C 3D 4D 5D 6D 7D 3H 4H 5H 6H 7H", "KS AS 2S 3S 3C 4C 5C 6C 3D 4D 5D 6D 9H 10H JH"):
+        assert not continental_valid(counts_of(parse_cards(bad)))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_declaration_rewards(case):
+    """C.1-5/C.1-6 through the env: the first-turn declaration without drawing pays 1 + 10 (no wild) + 10 (no
+    draw) per opponent; the rewards are the balance changes / 100, delivered to every agent."""
+    n = case[1]["num_players"]
+    env = make_env(case, deals=1)
+    sc = build_scenario(case, CONT_V1, phase="draw", turns_taken=[0] * n)
+    env.reset(seed=0, options={"scenario": sc})
+    u = env.unwrapped
+    env.step(u.state_.find_action(kind="declare", draw=False))
+    pay = 1 + 10 + 10
+    res = u.state_.round_results[-1]
+    assert res["winner"] == 0 and res["payments"] == [pay * (n - 1)] + [-pay] * (n - 1)
+    got = {}
+    for agent in env.agent_iter():
+        _, rew, term, trunc, _ = env.last()
+        assert term
+        got[agent] = rew
+        env.step(None)
+    assert got == {a: (pay * (n - 1) if i == 0 else -pay) / 100 for i, a in enumerate(env.possible_agents)}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_balances_piece_in_space_after_payments(case):
+    """Negative balances must still give an observation inside ``Box(0, inf)``."""
+    n = case[1]["num_players"]
+    env = make_env(case)
+    env.reset(seed=0, options={"scenario": build_scenario(case, CONT_V1, phase="declare")})
+    env.step(env.unwrapped.state_.layout.DECLARE)
+    assert min(env.unwrapped.state_.scores) < 0
+    for a in env.possible_agents:
+        o = env.unwrapped.observe(a)
+        assert env.observation_space(a).contains(o), np.flatnonzero(o["observation"] < 0)
+    assert len(env.possible_agents) == n
