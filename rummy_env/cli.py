@@ -170,6 +170,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--decisions", type=int, default=500_000)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=_cmd_fuzz)
+    from .play import add_play_command
+    from .tournament import add_tournament_command
+
+    add_tournament_command(sub)
+    add_play_command(sub)
     args = parser.parse_args(argv)
     if getattr(args, "sessions", 1) is not None and getattr(args, "sessions", 1) < 1:
         parser.error("--sessions must be >= 1")

@@ -10,7 +10,8 @@ How the sessions are planned (all of it from the seed, so the results do not dep
   ``n // E`` times, and the ``n % E`` spare seats go to E cyclically shifted groups of entrants (E tables, so every
   entrant holds a spare seat equally often); E > n uses every one of the C(E, n) sets of n entrants (a complete
   block design: every entrant sits at C(E-1, n-1) tables, every pair meets at C(E-2, n-2)). Each table's seating
-  order is a seeded shuffle, so neighbours vary from table to table.
+  order is a seeded shuffle of its entrants (an entrant with several seats has them side by side), so neighbours
+  vary from table to table.
 * **Rotations.** Each table is played n times with the seating rotated one seat to the left each time, so every
   entrant plays every seat. With ``duplicate=True`` the n rotations replay the same shuffled shoes (the same *deal
   set*), so every entrant plays every hand dealt at that table and the luck of the deal cancels.
@@ -48,8 +49,14 @@ import numpy as np
 
 #: the 97.5 % quantile of the standard normal distribution
 Z975 = 1.959963984540054
-#: exact two-sided 95 % Student-t quantiles for 1 and 2 degrees of freedom (the series below is poor there)
-_T975_SMALL = {1: 12.706204736174707, 2: 4.302652729749464}
+#: exact 97.5 % Student-t quantiles for 1..5 degrees of freedom (the series below is poor there)
+_T975_SMALL = {
+    1: 12.706204736174707,
+    2: 4.302652729749464,
+    3: 3.182446305284263,
+    4: 2.7764451051977987,
+    5: 2.570581835636314,
+}
 
 BACKENDS = ("local",)
 
@@ -60,7 +67,7 @@ BACKENDS = ("local",)
 
 
 def t975(df: int) -> float:
-    """The 97.5 % quantile of Student's t with ``df`` degrees of freedom (Abramowitz-Stegun 26.7.5 for df >= 3)."""
+    """The 97.5 % quantile of Student's t with ``df`` degrees of freedom (Abramowitz-Stegun 26.7.5 for df > 5)."""
     if df < 1:
         raise ValueError(f"df={df}: need at least one degree of freedom")
     if df in _T975_SMALL:
@@ -168,7 +175,10 @@ def plan_sessions(
     for b in range(blocks):
         for t, table in enumerate(design):
             rng = np.random.Generator(np.random.PCG64(_seed_int(seed, _SEATING, b, t)))
-            base = [table[i] for i in rng.permutation(n)]
+            # a seeded order of the distinct entrants, each one's seats side by side: the n rotations are then n
+            # different seatings (an alternating A B A B would repeat itself after two)
+            distinct = sorted(set(table))
+            base = [distinct[i] for i in rng.permutation(len(distinct)) for _ in range(table.count(distinct[i]))]
             deal_set = b * len(design) + t
             for r in range(n):
                 index = len(plans)
@@ -539,9 +549,9 @@ def summarize(
                     continue
                 meetings[i][j] += 1
                 add(h2h.setdefault((i, j), {}), cluster, mean_total[i] - mean_total[j])
-                a = 1.0 if _better(mean_total[i], mean_total[j], higher) else 0.5 if mean_total[i] == mean_total[j] else 0
+                ti, tj = mean_total[i], mean_total[j]
                 cell = ahead.setdefault((i, j), [0.0, 0])
-                cell[0] += a
+                cell[0] += 1.0 if _better(ti, tj, higher) else 0.5 if ti == tj else 0.0
                 cell[1] += 1
 
     def ci(acc: dict[Any, list[float]]) -> dict[str, Any]:
@@ -702,15 +712,15 @@ def format_standings(results: dict[str, Any]) -> str:
     cells = {(h["row"], h["col"]): h for h in results["head_to_head"]}
     if cells:
         lines.append("")
-        lines.append(f"head to head: mean {unit} per session, row minus column, when at the same table")
-        w = max(8, *(len(x) for x in names))
-        lines.append(f"{'':<{width}}  " + " ".join(f"{x[:w]:>{w}}" for x in names))
-        for a in names:
+        lines.append(f"head to head: mean {unit} per session, row minus column, when at the same table (# = rank)")
+        w = 9
+        lines.append(f"{'':<{width + 4}}  " + " ".join(f"{'#' + str(k):>{w}}" for k in range(1, len(names) + 1)))
+        for k, a in enumerate(names, 1):
             row = []
             for b in names:
                 h = cells.get((a, b))
                 row.append(f"{'':>{w}}" if a == b else f"{_fmt(h['mean_diff'] if h else None, '+.1f'):>{w}}")
-            lines.append(f"{a:<{width}}  " + " ".join(row))
+            lines.append(f"{'#' + str(k):>2}  {a:<{width}}  " + " ".join(row))
     d = results["design"]
     dup = results["duplicate_check"]["identical"]
     lines.append("")
@@ -725,7 +735,7 @@ def format_standings(results: dict[str, Any]) -> str:
             f"time {t['seconds']:.1f} s with {t['workers']} worker(s): {t['sessions_per_second']:.2f} sessions/s, "
             f"{t['decisions_per_second']:,.0f} decisions/s"
         )
-    return "\n".join(lines)
+    return "\n".join(line.rstrip() for line in lines)
 
 
 def save_results(results: dict[str, Any], out_dir: str | os.PathLike[str], chart: bool = True) -> dict[str, Path]:
@@ -814,8 +824,83 @@ def plot_results(results: dict[str, Any], path: str | os.PathLike[str]) -> None:
     fig.savefig(path, dpi=110)
 
 
+# ----------------------------------------------------------------------------------------------------------------
+# Command line: ``rummy tournament`` (registered by ``rummy_env.cli``)
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def env_config_from_args(profile: str, rounds: Sequence[int] | None, deals: int | None) -> dict[str, Any]:
+    """``--rounds`` (contract family: a subset of round numbers) / ``--deals`` (continental) as env arguments."""
+    config: dict[str, Any] = {}
+    if rounds:
+        if profile == "continental":
+            raise ValueError("--rounds is for the contract profiles; continental counts deals: use --deals N")
+        config["rounds"] = tuple(rounds)
+    if deals is not None:
+        if profile != "continental":
+            raise ValueError(f"--deals is for continental; {profile!r} plays rounds: use --rounds 1 2 ...")
+        config["deals"] = deals
+    return config
+
+
+def _cmd_tournament(args: Any) -> int:
+    env_config = env_config_from_args(args.profile, args.rounds, args.deals)
+    try:
+        results = tournament(
+            args.profile,
+            args.entrants,
+            args.sessions,
+            seed=args.seed,
+            workers=args.workers,
+            num_players=args.num_players,
+            duplicate=not args.no_duplicate,
+            progress=not args.quiet,
+            **env_config,
+        )
+    except OSError as exc:
+        raise ValueError(str(exc)) from None
+    if results["sessions"] != args.sessions:
+        print(
+            f"note: {args.sessions} sessions rounded up to {results['sessions']} (whole blocks of "
+            f"{results['design']['sessions_per_block']}: every entrant every seat, every pair equally often)",
+            file=sys.stderr,
+        )
+    print(format_standings(results))
+    if args.out:
+        paths = save_results(results, args.out, chart=not args.no_chart)
+        print("saved: " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
+def add_tournament_command(sub: Any) -> None:
+    """Add ``rummy tournament`` to the ``rummy`` sub-command parser ``sub``."""
+    p = sub.add_parser(
+        "tournament",
+        help="seeded tournament of bots and checkpoints: duplicate deals, rotated seats, CIs, openskill ratings",
+        description="Every entrant plays every seat; duplicate deals replay the same shoes with the seating "
+        "rotated; results are the same for a seed whatever the number of workers (docs/tournament.md).",
+    )
+    p.add_argument("--profile", default="contract", help="profile to play (default contract)")
+    p.add_argument(
+        "--entrants", nargs="+", required=True, help="bot ids: random, heuristic, checkpoint:PATH[@sample], ..."
+    )
+    p.add_argument("--sessions", type=int, default=100, help="sessions to play, rounded up to whole blocks")
+    p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1; results do not change)")
+    p.add_argument("--num-players", type=int, default=None, help="seats per table (default: the profile's)")
+    p.add_argument("--rounds", type=int, nargs="+", default=None, help="contract profiles: play only these rounds")
+    p.add_argument("--deals", type=int, default=None, help="continental: deals per session")
+    p.add_argument("--no-duplicate", action="store_true", help="fresh shoes for every session (no duplicate deals)")
+    p.add_argument("--out", default=None, help="folder for tournament.json, CSV files and ratings.png")
+    p.add_argument("--no-chart", action="store_true", help="do not draw ratings.png")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_tournament)
+
+
 __all__ = [
     "SessionPlan",
+    "add_tournament_command",
+    "env_config_from_args",
     "SessionRunner",
     "check_entrants",
     "cluster_mean_ci",

@@ -117,9 +117,7 @@ class SingleAgentEnv(gym.Env):
         mask = self.aec.action_mask(self.learner)
         if not (0 <= action < len(mask)) or not mask[action]:
             if self.illegal_action == "raise":
-                raise ValueError(
-                    f"illegal action {action} for {self.learner}; legal: {np.flatnonzero(mask).tolist()}"
-                )
+                raise ValueError(f"illegal action {action} for {self.learner}; legal: {np.flatnonzero(mask).tolist()}")
             self._done = True
             return self._obs(), self.illegal_reward, True, False, {"illegal_action": True, "action_mask": mask * 0}
         self.aec.step(action)

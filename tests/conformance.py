@@ -1464,6 +1464,8 @@ class ProfileConformance:
         # the resampling really redeals hidden cards (otherwise the check above is vacuous)
         assert fig["opp_changed"] >= 0.9 * fig["checks"]
         assert fig["other_obs"] >= 0.9 * fig["checks"]
+        # the mover's hidden cards are redealt too (kept only where his hand is public knowledge in effect)
+        assert fig["mover_kept"] <= 0.2 * fig["movers"]
 
     # 4. Rewards -------------------------------------------------------------------------------------------
     def test_reward_accounting(self, case: Case, mode: str) -> None:

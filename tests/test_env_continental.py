@@ -68,8 +68,8 @@ def test_declaration_rewards(case):
     """C.1-5/C.1-6 through the env: the first-turn declaration without drawing pays 1 + 10 (no wild) + 10 (no
     draw) per opponent; the rewards are the balance changes / 100, delivered to every agent."""
     n = case[1]["num_players"]
-    env = make_env(case, deals=1)
-    sc = build_scenario(case, CONT_V1, phase="draw", turns_taken=[0] * n)
+    env = make_env(case)
+    sc = build_scenario(case, CONT_V1, phase="draw", turns_taken=[0] * n, deals=1)
     env.reset(seed=0, options={"scenario": sc})
     u = env.unwrapped
     env.step(u.state_.find_action(kind="declare", draw=False))

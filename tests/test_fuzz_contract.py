@@ -111,6 +111,24 @@ def test_fuzz_is_reproducible() -> None:
         assert a[key] == b[key]
 
 
+@pytest.mark.parametrize("profile", ["contract_gamerules", "continental"])
+def test_fuzz_other_profiles_generic_checks(profile: str) -> None:
+    """The contract oracles are off for other profiles; invariants, JSON, clones and replays still hold."""
+    res = fuzz(profile=profile, decisions=3_000, seed=1)
+    assert res["violations"] == 0, json.dumps(res["examples"][:2])[:4000]
+    assert res["checks"]["replays"] == res["sessions"] and res["checks"]["json_round_trips"] > 0
+
+
+def test_fuzz_stops_on_a_broken_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(self):
+        raise AssertionError("broken")
+
+    monkeypatch.setattr(ContractState, "check_invariants", broken)
+    res = fuzz(decisions=10_000, max_violations=3)
+    assert res["violations"] == 3 and res["sessions"] == 3
+    assert res["examples"][0]["error"] == "AssertionError: broken"
+
+
 def test_fuzz_rejects_bad_arguments() -> None:
     with pytest.raises(ValueError, match="policy"):
         fuzz(decisions=10, policy="greedy")

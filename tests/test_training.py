@@ -40,10 +40,25 @@ def ppo():
 
 
 TINY = [
-    "--total-steps", "512", "--steps-per-update", "256", "--num-envs", "2", "--trunk", "[16]",
-    "--eval-every", "1", "--eval-sessions", "1", "--final-eval-sessions", "2", "--eval-workers", "1",
-    "--progress-bar", "false",
-]  # fmt: skip
+    "--total-steps",
+    "512",
+    "--steps-per-update",
+    "256",
+    "--num-envs",
+    "2",
+    "--trunk",
+    "[16]",
+    "--eval-every",
+    "1",
+    "--eval-sessions",
+    "1",
+    "--final-eval-sessions",
+    "2",
+    "--eval-workers",
+    "1",
+    "--progress-bar",
+    "false",
+]
 
 
 # ---- smoke runs of each script, by subprocess -------------------------------------------------------------------
@@ -51,18 +66,38 @@ TINY = [
     "args",
     [
         ["--set", "env_config={rounds: [1]}", "--num-workers", "1"],
-        ["--profile", "contract_gamerules", "--num-players", "3", "--num-workers", "0", "--set", "env_config={rounds: [1]}"],
+        [
+            "--profile",
+            "contract_gamerules",
+            "--num-players",
+            "3",
+            "--num-workers",
+            "0",
+            "--set",
+            "env_config={rounds: [1]}",
+        ],
         ["--profile", "continental", "--num-players", "5", "--num-workers", "0", "--set", "env_config={deals: 1}"],
     ],
     ids=["contract-worker", "contract_gamerules-3", "continental-5"],
-)  # fmt: skip
+)
 def test_ppo_script_smoke(tmp_path: Path, args: list[str]) -> None:
     save = tmp_path / "ckpt"
     out = subprocess.run(
-        [sys.executable, str(TRAINING / "ppo.py"), *TINY, *args, "--runs-dir", str(tmp_path / "runs"),
-         "--save-path", str(save)],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
-    )  # fmt: skip
+        [
+            sys.executable,
+            str(TRAINING / "ppo.py"),
+            *TINY,
+            *args,
+            "--runs-dir",
+            str(tmp_path / "runs"),
+            "--save-path",
+            str(save),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     assert "env steps" in out.stdout and "vs random" in out.stdout
     meta = json.loads(save.with_suffix(".json").read_text())
@@ -77,12 +112,37 @@ def test_sb3_script_smoke(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
     save = tmp_path / "sb3"
     out = subprocess.run(
-        [sys.executable, str(TRAINING / "sb3_maskable_ppo.py"), "--total-timesteps", "256", "--n-envs", "2",
-         "--n-steps", "64", "--batch-size", "64", "--net-arch", "[16]", "--set", "env_config={rounds: [1]}",
-         "--final-eval-sessions", "2", "--eval-workers", "1", "--progress-bar", "false", "--runs-dir",
-         str(tmp_path / "runs"), "--save-path", str(save)],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
-    )  # fmt: skip
+        [
+            sys.executable,
+            str(TRAINING / "sb3_maskable_ppo.py"),
+            "--total-timesteps",
+            "256",
+            "--n-envs",
+            "2",
+            "--n-steps",
+            "64",
+            "--batch-size",
+            "64",
+            "--net-arch",
+            "[16]",
+            "--set",
+            "env_config={rounds: [1]}",
+            "--final-eval-sessions",
+            "2",
+            "--eval-workers",
+            "1",
+            "--progress-bar",
+            "false",
+            "--runs-dir",
+            str(tmp_path / "runs"),
+            "--save-path",
+            str(save),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     from rummy_env.checkpoints import load_checkpoint
 
@@ -148,8 +208,19 @@ def test_same_seed_same_weights_and_resume(ppo, tmp_path: Path) -> None:
         shas.append(read_metadata(tmp_path / f"c{i}")["weights_sha256"])
     assert shas[0] == shas[1]
     latest = next((tmp_path / "r0").iterdir()) / "checkpoints" / "latest"
-    ppo.main([*args, "--total-steps", "1024", "--resume", str(latest), "--runs-dir", str(tmp_path / "r2"),
-              "--save-path", str(tmp_path / "c2")])  # fmt: skip
+    ppo.main(
+        [
+            *args,
+            "--total-steps",
+            "1024",
+            "--resume",
+            str(latest),
+            "--runs-dir",
+            str(tmp_path / "r2"),
+            "--save-path",
+            str(tmp_path / "c2"),
+        ]
+    )
     meta = read_metadata(tmp_path / "c2")
     assert meta["training_steps"] == 1024 and meta["training_state"]["update"] == 4
 
@@ -161,17 +232,44 @@ def test_ppo_learns_round_one(ppo, tmp_path: Path) -> None:
     from rummy_env.bots.checkpoint_bot import CheckpointBot, PolicyBot
     from rummy_env.policy import architecture, build_policy
 
-    summary = ppo.main([
-        "--set", "env_config={rounds: [1]}", "--total-steps", "16384", "--steps-per-update", "2048", "--num-envs",
-        "8", "--num-workers", "0", "--trunk", "[64]", "--learning-rate", "1e-3", "--eval-every", "0",
-        "--final-eval-sessions", "0", "--set", "pool_weights={current: 0.5, random: 0.5}", "--progress-bar",
-        "false", "--runs-dir", str(tmp_path / "runs"), "--save-path", str(tmp_path / "learned"), "--seed", "1",
-    ])  # fmt: skip
+    summary = ppo.main(
+        [
+            "--set",
+            "env_config={rounds: [1]}",
+            "--total-steps",
+            "16384",
+            "--steps-per-update",
+            "2048",
+            "--num-envs",
+            "8",
+            "--num-workers",
+            "0",
+            "--trunk",
+            "[64]",
+            "--learning-rate",
+            "1e-3",
+            "--eval-every",
+            "0",
+            "--final-eval-sessions",
+            "0",
+            "--set",
+            "pool_weights={current: 0.5, random: 0.5}",
+            "--progress-bar",
+            "false",
+            "--runs-dir",
+            str(tmp_path / "runs"),
+            "--save-path",
+            str(tmp_path / "learned"),
+            "--seed",
+            "1",
+        ]
+    )
     cfg = {"rounds": (1,)}
     trained = common.summarise_match(
-        "contract", "random",
+        "contract",
+        "random",
         common.play_match(lambda: CheckpointBot(summary["checkpoint"]), "contract", "random", 40, 7, cfg),
-    )  # fmt: skip
+    )
     untrained_net = build_policy(architecture(1790, 3089, trunk=[64]), seed=1)
     untrained = common.summarise_match(
         "contract", "random", common.play_match(lambda: PolicyBot(untrained_net), "contract", "random", 40, 7, cfg)

@@ -40,6 +40,7 @@ import dataclasses
 import json
 import math
 import multiprocessing
+import os
 import sys
 import time
 from collections import defaultdict
@@ -183,8 +184,14 @@ class Collector:
         self.snapshots: dict[str, Any] = {}
         self.weights = pool_weights(cfg, kwargs)
         # one bot object per (table, seat) for the bot roles, re-seeded at every deal
-        self.bots = [{r: [bot_registry.load(r, seed=0) for _ in range(self.n)] for r in ("heuristic", "random")
-                      if self.weights[r] > 0} for _ in self.envs]  # fmt: skip
+        self.bots = [
+            {
+                r: [bot_registry.load(r, seed=0) for _ in range(self.n)]
+                for r in ("heuristic", "random")
+                if self.weights[r] > 0
+            }
+            for _ in self.envs
+        ]
         self.roles: list[list[str]] = [[] for _ in self.envs]
         self.chain: list[dict[int, int]] = [{} for _ in self.envs]  # seat -> id of its chain of decisions this deal
         self.next_chain = worker * 1_000_000_000
@@ -492,9 +499,10 @@ def worker_main(conn: Any, cfg: Config, num_envs: int, worker: int) -> None:
         _, weights, snapshots, steps = msg
         collector.set_weights(weights)
         collector.set_snapshots(snapshots)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         batch = collector.collect(steps)
         batch["collect_seconds"] = time.perf_counter() - t
+        batch["collect_cpu_seconds"] = time.process_time() - c
         conn.send(batch)
     conn.close()
 
@@ -537,9 +545,10 @@ class Rollouts:
         """Single-process mode: collect one rollout with these weights now."""
         self.local.set_weights(weights)
         self.local.set_snapshots(self._snapshot_message(0, snapshots))
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         batch = self.local.collect(self.steps[0])
         batch["collect_seconds"] = time.perf_counter() - t
+        batch["collect_cpu_seconds"] = time.process_time() - c
         return batch
 
     def receive(self) -> dict[str, Any]:
@@ -575,6 +584,7 @@ def merge_batches(parts: list[dict[str, Any]]) -> dict[str, Any]:
     out["episodes"] = [ep for p in parts for ep in p["episodes"]]
     out["reward_after_cut"] = sum(p["reward_after_cut"] for p in parts)
     out["collect_seconds"] = max(p["collect_seconds"] for p in parts)
+    out["collect_cpu_seconds"] = max(p["collect_cpu_seconds"] for p in parts)
     return out
 
 
@@ -594,9 +604,7 @@ def evaluate_model(model: Any, cfg: Config, opponents: list[str], sessions: int,
         if reason:
             out[opp] = {"opponent": opp, "skipped": reason}
             continue
-        records = play_match(
-            lambda: PolicyBot(model, greedy=True), cfg.profile, opp, sessions, seed, kwargs
-        )  # fmt: skip
+        records = play_match(lambda: PolicyBot(model, greedy=True), cfg.profile, opp, sessions, seed, kwargs)
         out[opp] = summarise_match(cfg.profile, opp, records)
     return out
 
@@ -680,8 +688,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         save_checkpoint(run_dir / "checkpoints" / "latest", model, metadata(evaluation), optimizer_tensors(optimizer))
 
     # --- training loop --------------------------------------------------------------------------------------------
-    bar = tqdm(total=cfg.total_steps, initial=min(global_step, cfg.total_steps), disable=not cfg.progress_bar,
-               unit="step", dynamic_ncols=True)  # fmt: skip
+    bar = tqdm(
+        total=cfg.total_steps,
+        initial=min(global_step, cfg.total_steps),
+        disable=not cfg.progress_bar,
+        unit="step",
+        dynamic_ncols=True,
+    )
     if cfg.num_workers:
         rollouts.request(model.numpy_state(), snapshots)
     try:
@@ -706,9 +719,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             if cfg.anneal_lr:
                 frac = max(0.0, 1.0 - (update - 1) / num_updates)
                 optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
-            t1 = time.perf_counter()
+            t1, c1 = time.perf_counter(), time.process_time()
             stats = ppo_update(model, optimizer, batch, cfg, rng) if len(batch["action"]) else {}
-            update_seconds = time.perf_counter() - t1
+            update_seconds, update_cpu = time.perf_counter() - t1, time.process_time() - c1
             # logging
             elapsed = time.perf_counter() - start
             sps = (global_step - start_step) / max(elapsed, 1e-9)
@@ -723,10 +736,21 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             if batch["episodes"]:
                 rets = [ep["return"] for ep in batch["episodes"]]
                 writer.add_scalar("charts/episode_return", float(np.mean(rets)), global_step)
-            row = {"update": update, "global_step": global_step, "wall_seconds": round(elapsed, 2), "sps": round(sps),
-                   "samples": len(batch["action"]), "collect_seconds": round(batch["collect_seconds"], 3),
-                   "update_seconds": round(update_seconds, 3), "reward_after_cut": batch["reward_after_cut"],
-                   **{k: round(v, 5) for k, v in stats.items()}}  # fmt: skip
+            row = {
+                "update": update,
+                "global_step": global_step,
+                "wall_seconds": round(elapsed, 2),
+                "sps": round(sps),
+                "samples": len(batch["action"]),
+                "collect_seconds": round(batch["collect_seconds"], 3),
+                "update_seconds": round(update_seconds, 3),
+                "collect_cpu_seconds": round(batch["collect_cpu_seconds"], 3),
+                "update_cpu_seconds": round(update_cpu, 3),
+                "wait_seconds": round(wait, 3),
+                "load_average": round(os.getloadavg()[0], 2),
+                "reward_after_cut": batch["reward_after_cut"],
+                **{k: round(v, 5) for k, v in stats.items()},
+            }
             if batch["episodes"]:
                 row["episode_return"] = round(float(np.mean([ep["return"] for ep in batch["episodes"]])), 4)
             with open(run_dir / "progress.jsonl", "a") as f:
@@ -756,11 +780,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     # --- end: final evaluation, checkpoints, summary ---------------------------------------------------------------
     wall = time.perf_counter() - start
+    final_small: dict[str, Any] = {}
     if cfg.eval_every:
         final_small = evaluate_model(model, cfg, cfg.eval_opponents, cfg.eval_sessions, seed=update)
         log_eval(writer, run_dir, final_small, global_step, update, wall, history)
     save_run_checkpoint(last_eval)
-    evaluation: dict[str, Any] = {}
+    evaluation: dict[str, Any] = dict(final_small) if cfg.eval_every else {}  # replaced by the final evaluation
     latest = str(run_dir / "checkpoints" / "latest")
     if cfg.final_eval_sessions:
         from common import evaluate_checkpoint
@@ -768,7 +793,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for opp in cfg.eval_opponents:
             evaluation[opp] = evaluate_checkpoint(
                 latest, opp, cfg.final_eval_sessions, seed=999, workers=cfg.eval_workers
-            )  # fmt: skip
+            )
     meta = metadata(evaluation)
     meta["training_state"]["wall_seconds"] = round(wall_before + wall, 1)
     meta["throughput_env_steps_per_second"] = round((global_step - start_step) / wall)
@@ -787,9 +812,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "env_steps_per_second": round((global_step - start_step) / wall),
         "evaluation": evaluation,
     }
-    print(f"\n{cfg.profile} ({num_players} players): {global_step - start_step} env steps in {wall:.0f} s "
-          f"({summary['env_steps_per_second']} steps/s incl. updates), {update} updates; checkpoint "
-          f"{summary['checkpoint']}")  # fmt: skip
+    print(
+        f"\n{cfg.profile} ({num_players} players): {global_step - start_step} env steps in {wall:.0f} s "
+        f"({summary['env_steps_per_second']} steps/s incl. updates), {update} updates; checkpoint "
+        f"{summary['checkpoint']}"
+    )
     for m in evaluation.values():
         print("  " + format_match(m))
     return summary

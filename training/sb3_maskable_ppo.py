@@ -201,7 +201,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         gae_lambda=cfg.gae_lambda,
         ent_coef=cfg.ent_coef,
         clip_range=cfg.clip_range,
-        policy_kwargs={"net_arch": list(cfg.net_arch), "activation_fn": {"tanh": nn.Tanh, "relu": nn.ReLU}[cfg.activation]},
+        policy_kwargs={
+            "net_arch": list(cfg.net_arch),
+            "activation_fn": {"tanh": nn.Tanh, "relu": nn.ReLU}[cfg.activation],
+        },
         tensorboard_log=str(cfg.runs_dir),
         seed=cfg.seed,
         device="cpu",
@@ -230,14 +233,26 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         model.save(run_dir / "sb3_model.zip")
     evaluation: dict[str, Any] = {}
     for opp in cfg.eval_opponents if cfg.final_eval_sessions else []:
-        evaluation[opp] = evaluate_checkpoint(str(ckpt), opp, cfg.final_eval_sessions, seed=999, workers=cfg.eval_workers)
+        evaluation[opp] = evaluate_checkpoint(
+            str(ckpt), opp, cfg.final_eval_sessions, seed=999, workers=cfg.eval_workers
+        )
     extra = {"wall_seconds": round(wall, 1), "machine": machine(), "run_name": name}
     for target in [ckpt, *([cfg.save_path] if cfg.save_path else [])]:
-        export_sb3(model, target, cfg.profile, num_players, kwargs, config=dataclasses.asdict(cfg),
-                   evaluation=evaluation, **extra)  # fmt: skip
+        export_sb3(
+            model,
+            target,
+            cfg.profile,
+            num_players,
+            kwargs,
+            config=dataclasses.asdict(cfg),
+            evaluation=evaluation,
+            **extra,
+        )
     steps = int(model.num_timesteps)
-    print(f"\n{cfg.profile} ({num_players} players): {steps} learner steps in {wall:.0f} s ({steps / wall:.0f}/s); "
-          f"checkpoint {cfg.save_path or ckpt}")  # fmt: skip
+    print(
+        f"\n{cfg.profile} ({num_players} players): {steps} learner steps in {wall:.0f} s ({steps / wall:.0f}/s); "
+        f"checkpoint {cfg.save_path or ckpt}"
+    )
     for m in evaluation.values():
         print("  " + format_match(m))
     return {"run": name, "checkpoint": str(cfg.save_path or ckpt), "learner_steps": steps, "evaluation": evaluation}

@@ -1,7 +1,8 @@
 """The ``heuristic`` bot: one hand-written policy per profile, chosen by ``env.unwrapped.profile``.
 
 A profile's policy is a class built with ``factory(rng)`` whose ``decide(view) -> int`` picks a legal action from a
-``PublicView``. ``register_heuristic(profile, factory)`` adds one; ``contract`` is registered here.
+``PublicView`` (``ContinentalView`` for ``continental``). ``register_heuristic(profile, factory)`` adds one;
+``contract``, ``continental`` and ``contract_gamerules`` are registered here.
 """
 
 from __future__ import annotations
@@ -37,7 +38,21 @@ def _contract_policy(rng: np.random.Generator) -> Policy:
     return ContractHeuristic(rng)
 
 
+def _continental_policy(rng: np.random.Generator) -> Policy:
+    from .heuristic_continental import ContinentalHeuristic
+
+    return ContinentalHeuristic(rng)
+
+
+def _gamerules_policy(rng: np.random.Generator) -> Policy:
+    from .heuristic_gamerules import GamerulesHeuristic
+
+    return GamerulesHeuristic(rng)
+
+
 register_heuristic("contract", _contract_policy)
+register_heuristic("continental", _continental_policy)
+register_heuristic("contract_gamerules", _gamerules_policy)
 
 
 class HeuristicBot:

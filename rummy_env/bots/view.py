@@ -63,6 +63,8 @@ class PublicView:
     opening_left: tuple[int, int] | None
     #: legal action ids (sorted; empty when it is not this seat's decision)
     legal: tuple[int, ...]
+    #: deep pickup (B.1-6): the chosen card that must still reach the table this turn (-1: none; public)
+    must_place: int = -1
 
     @property
     def discard_top(self) -> int:
@@ -130,11 +132,97 @@ def contract_view(state: Any, seat: int, profile: str) -> PublicView:
         taken_discard=st.taken_kind if st.taken_pending else -1,
         opening_left=tuple(st.opening_left) if st.opening_left else None,
         legal=legal,
+        must_place=getattr(st, "must_place", -1),
+    )
+
+
+@dataclass(frozen=True)
+class ContinentalView:
+    """The decision of one seat in Continental (profile ``continental``): no table, a hidden 15-card hand."""
+
+    profile: str
+    seat: int
+    num_players: int
+    rules: Any = field(repr=False)
+    layout: Any = field(repr=False, compare=False)
+    #: deal number (1-based) and deals in the session
+    round: int
+    num_deals: int
+    #: decision asked (``draw``, ``act``, ``declare``), whose turn it is, turns of this deal (all seats)
+    phase: str
+    active: int
+    turn: int
+    #: own hand: copies of each card kind
+    hand: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    #: own turns completed this deal per seat (0: the first turn is still to come, C.2-3)
+    turns_taken: tuple[int, ...]
+    #: discard pile, bottom first, and the stock size
+    discard: tuple[int, ...]
+    stock_size: int
+    #: per seat, copies of each kind publicly known to be in that hand (taken from the discard pile)
+    known: tuple[tuple[int, ...], ...] = field(repr=False)
+    #: balances before this deal
+    scores: tuple[int, ...]
+    #: card taken from the discard pile this turn (-1: none)
+    taken_discard: int
+    legal: tuple[int, ...]
+
+    @property
+    def discard_top(self) -> int:
+        """Kind of the discard top, -1 if the pile is empty."""
+        return self.discard[-1] if self.discard else -1
+
+    def unseen(self) -> list[int]:
+        """Copies of each kind this seat has not seen (stock or opponents' hidden cards)."""
+        return list(self._unseen)
+
+    @cached_property
+    def _unseen(self) -> tuple[int, ...]:
+        decks, jokers = self.rules.decks, self.rules.jokers
+        out = [decks - c for c in self.hand]
+        out[-1] = jokers - self.hand[-1]
+        for k in self.discard:
+            out[k] -= 1
+        for p, row in enumerate(self.known):
+            if p != self.seat and any(row):
+                out = [a - b for a, b in zip(out, row)]
+        return tuple(out)
+
+
+def continental_view(state: Any, seat: int, profile: str) -> ContinentalView:
+    """The ``ContinentalView`` of ``seat`` in a Continental engine state."""
+    st = state
+    legal = tuple(st.legal_actions()) if st.current_player == seat else ()
+    return ContinentalView(
+        profile=profile,
+        seat=seat,
+        num_players=st.n,
+        rules=st.rules,
+        layout=st.layout,
+        round=st.round,
+        num_deals=st.num_deals,
+        phase=st.phase,
+        active=st.active,
+        turn=st.turn,
+        hand=tuple(st.hands[seat]),
+        hand_sizes=tuple(st.hand_size),
+        turns_taken=tuple(st.turns_taken),
+        discard=tuple(st.discard),
+        stock_size=len(st.stock),
+        known=tuple(tuple(row) for row in st.known),
+        scores=tuple(st.scores),
+        taken_discard=st.taken_kind if st.phase != "draw" else -1,
+        legal=legal,
     )
 
 
 #: view builders by profile id; a new engine family registers its own
-VIEW_BUILDERS: dict[str, Callable[[Any, int, str], PublicView]] = {"contract": contract_view}
+VIEW_BUILDERS: dict[str, Callable[[Any, int, str], Any]] = {
+    "contract": contract_view,
+    "contract_gamerules": contract_view,
+    "continental": continental_view,
+}
 
 
 def public_view(env: Any, agent: str) -> PublicView:
@@ -147,4 +235,4 @@ def public_view(env: Any, agent: str) -> PublicView:
     return builder(raw.state_, raw.agent_name_mapping[agent], profile)
 
 
-__all__ = ["PublicView", "contract_view", "public_view", "VIEW_BUILDERS"]
+__all__ = ["PublicView", "ContinentalView", "contract_view", "continental_view", "public_view", "VIEW_BUILDERS"]

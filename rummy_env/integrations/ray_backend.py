@@ -1,0 +1,140 @@
+"""Matches as Ray tasks: ``run_matches_ray(fn, tasks)`` runs ``fn(task)`` for every task on a Ray cluster (or a local
+Ray instance) and returns the results in task order, so a seeded tournament gives the same records as the local
+backend.
+
+```python
+from rummy_env.integrations.ray_backend import play_session_task, run_matches_ray
+from rummy_env.tournament import plan_sessions
+
+plans = plan_sessions(2, 4, 8, seed=0, duplicate=True)
+tasks = [("contract", 4, ["heuristic", "random"], {"rounds": (1,)}, plan) for plan in plans]
+records = run_matches_ray(play_session_task, tasks)   # == [SessionRunner(...).play(p) for p in plans]
+```
+
+Why the results equal the local ones: every task carries its own seeds (a ``SessionPlan`` holds the deal seed and
+the bots' seeds), each task is played by a fresh-or-reset runner whose bots are re-seeded from the plan, network
+bots compute with one torch thread as in the local backend, and ``ray.get`` on the list of object refs returns
+results in submission order whatever order the tasks finish in.
+
+On a cluster every node must be able to import ``rummy_env`` (install it in the cluster's image or pass
+``runtime_env={"py_modules": [rummy_env]}``) and read the ``checkpoint:PATH`` files named by the entrants (a shared
+file system, or the same path on every node).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+#: runners cached per worker process, keyed by (profile, players, entrants, env config)
+_RUNNERS: dict[Any, Any] = {}
+
+
+def _ensure_ray(address: str | None, runtime_env: dict[str, Any] | None, num_cpus: int | None) -> bool:
+    """Initialise Ray if it is not yet; True if this call started it."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "ignore_reinit_error": True}
+    if address:
+        kwargs["address"] = address
+    elif num_cpus is not None:
+        kwargs["num_cpus"] = num_cpus
+    if runtime_env:
+        kwargs["runtime_env"] = runtime_env
+    ray.init(**kwargs)
+    return True
+
+
+def run_matches_ray(
+    fn: Callable[[Any], Any],
+    tasks: Sequence[Any],
+    *,
+    address: str | None = None,
+    num_cpus: int | None = None,
+    num_cpus_per_task: float = 1,
+    max_in_flight: int | None = None,
+    runtime_env: dict[str, Any] | None = None,
+    shutdown: bool | None = None,
+    progress: Callable[[int], Any] | None = None,
+) -> list[Any]:
+    """``[fn(t) for t in tasks]``, each call a Ray task, results in task order.
+
+    ``fn`` and the tasks must be picklable (a module-level function such as ``play_session_task``; tasks of plain
+    data). ``address``: the cluster to join (``"auto"``, ``"ray://host:10001"``); without it and without a running
+    Ray, a local Ray is started with ``num_cpus`` CPUs (all by default) and shut down afterwards (``shutdown``
+    overrides). ``max_in_flight`` bounds the tasks submitted at once (default: unbounded); ``progress(k)`` is
+    called as each of the ``k`` finished tasks completes. A task that raises re-raises here (as Ray's
+    ``RayTaskError``, which also derives from the original exception class).
+    """
+    import ray
+
+    started = _ensure_ray(address, runtime_env, num_cpus)
+    try:
+        remote = ray.remote(num_cpus=num_cpus_per_task)(fn)
+        tasks = list(tasks)
+        if max_in_flight is None or max_in_flight >= len(tasks):
+            refs = [remote.remote(t) for t in tasks]
+            if progress is None:
+                return list(ray.get(refs))
+            pending = list(refs)
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                progress(len(done))
+            return list(ray.get(refs))
+        if max_in_flight < 1:
+            raise ValueError(f"max_in_flight={max_in_flight!r}: at least 1")
+        results: list[Any] = [None] * len(tasks)
+        index: dict[Any, int] = {}
+        nxt = 0
+        while nxt < len(tasks) or index:
+            while nxt < len(tasks) and len(index) < max_in_flight:
+                index[remote.remote(tasks[nxt])] = nxt
+                nxt += 1
+            done, _ = ray.wait(list(index), num_returns=1)
+            for ref in done:
+                results[index.pop(ref)] = ray.get(ref)
+            if progress is not None:
+                progress(len(done))
+        return results
+    finally:
+        if shutdown or (shutdown is None and started):
+            ray.shutdown()
+
+
+def play_session_task(task: tuple[str, int, Sequence[str], dict[str, Any], Any]) -> dict[str, Any]:
+    """Play one tournament session: ``task = (profile, num_players, entrant specs, env_config, SessionPlan)``.
+
+    The ``SessionRunner`` (env and loaded bots) is cached per worker process, as the local backend's pool workers
+    keep theirs; torch computes with one thread."""
+    from rummy_env import tournament as T
+
+    profile, num_players, specs, env_config, plan = task
+    key = (profile, int(num_players), tuple(specs), repr(sorted(env_config.items())))
+    _single_thread()
+    runner = _RUNNERS.get(key)
+    if runner is None:
+        runner = _RUNNERS[key] = T.SessionRunner(profile, num_players, list(specs), dict(env_config))
+    return runner.play(plan)
+
+
+def _single_thread() -> None:
+    """One torch thread (as the local backend), without importing torch for bots that need none."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+    else:
+        os.environ["OMP_NUM_THREADS"] = "1"
+
+
+def session_tasks(
+    profile: str, num_players: int, specs: Sequence[str], env_config: dict[str, Any], plans: Sequence[Any]
+) -> list[tuple[str, int, list[str], dict[str, Any], Any]]:
+    """The ``play_session_task`` tasks of a tournament's plans."""
+    return [(profile, int(num_players), list(specs), dict(env_config), plan) for plan in plans]
+
+
+__all__ = ["play_session_task", "run_matches_ray", "session_tasks"]

@@ -1,0 +1,264 @@
+"""Checkpoints: round trip (same actions), and refusal of every mismatched, tampered or unsafe file, with a message
+that says what is wrong. Nothing is ever unpickled: a malicious pickle fixture must not run."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("safetensors")
+
+import rummy_env  # noqa: E402
+from rummy_env.checkpoints import (  # noqa: E402
+    CheckpointError,
+    load_checkpoint,
+    read_metadata,
+    save_checkpoint,
+    sha256_file,
+)
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+MARKER = "PWNED_BY_PICKLE"
+
+
+def _net(profile: str = "contract", seed: int = 0, trunk=(32,), **env_config):
+    from rummy_env.policy import architecture, build_policy
+
+    env = rummy_env.make(profile, wrapped=False, **env_config)
+    return build_policy(architecture(env.observer.size, env.num_actions, trunk=trunk), seed=seed)
+
+
+@pytest.fixture
+def ckpt(tmp_path: Path) -> Path:
+    save_checkpoint(
+        tmp_path / "pol",
+        _net(),
+        {
+            "profile": "contract",
+            "num_players": 4,
+            "training_steps": 123,
+            "config": {"seed": 0},
+            "evaluation": {"random": {"policy": 1.0}},
+            "env_config": {"rounds": [1]},
+        },
+    )
+    return tmp_path / "pol"
+
+
+def _play(bots, seed: int = 5, rounds=(1,)) -> list[int]:
+    env = rummy_env.make("contract", rounds=rounds)
+    env.reset(seed=seed)
+    actions = []
+    for agent in env.agent_iter():
+        _, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        a = bots[env.unwrapped.agent_name_mapping[agent]].act(env, agent)
+        actions.append(a)
+        env.step(a)
+    return actions
+
+
+# ---- round trip ----------------------------------------------------------------------------------------------------
+def test_metadata_holds_what_the_issue_lists(ckpt: Path) -> None:
+    meta = read_metadata(ckpt)
+    assert meta["profile"] == "contract" and meta["env_version"] == "contract_v0" and meta["num_players"] == 4
+    assert meta["observation_size"] == 1790 and meta["num_actions"] == 3089
+    assert meta["architecture"]["trunk"] == [32] and meta["training_steps"] == 123
+    assert meta["config"] == {"seed": 0} and meta["evaluation"]["random"]["policy"] == 1.0
+    assert meta["weights_sha256"] == sha256_file(ckpt.with_suffix(".safetensors"))
+
+
+@pytest.mark.parametrize("greedy", [True, False])
+def test_round_trip_plays_identical_actions(ckpt: Path, greedy: bool) -> None:
+    from rummy_env.bots.checkpoint_bot import CheckpointBot, PolicyBot
+
+    net = _net()
+    loaded = load_checkpoint(str(ckpt) + ".json", expect_profile="contract", expect_num_players=4)
+    for a, b in zip(net.state_dict().values(), loaded.model.state_dict().values()):
+        assert (a == b).all()
+    orig = _play([PolicyBot(net, seed=s, greedy=greedy) for s in range(4)])
+    back = _play([CheckpointBot(ckpt, seed=s, greedy=greedy) for s in range(4)])
+    assert orig == back and len(orig) > 50
+    again = _play([CheckpointBot(ckpt.with_suffix(".safetensors"), seed=s, greedy=greedy) for s in range(4)])
+    assert again == orig  # deterministic for a seed
+
+
+def test_checkpoint_factory_ids(ckpt: Path) -> None:
+    from rummy_env.bots.checkpoint_bot import checkpoint_factory
+
+    assert checkpoint_factory(str(ckpt), 0).greedy
+    assert not checkpoint_factory(f"{ckpt}@sample", 0).greedy
+    with pytest.raises(ValueError, match="needs a path"):
+        checkpoint_factory(None, 0)
+
+
+def test_bot_refuses_another_env(ckpt: Path) -> None:
+    from rummy_env.bots.checkpoint_bot import CheckpointBot
+
+    env = rummy_env.make("continental", num_players=4)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="trained for profile 'contract'"):
+        CheckpointBot(ckpt).act(env, env.agent_selection)
+
+
+def test_import_rummy_env_stays_light() -> None:
+    code = (
+        "import sys, rummy_env; rummy_env.make('contract'); import rummy_env.checkpoints, rummy_env.wrappers, "
+        "rummy_env.bots.checkpoint_bot; print('torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "False", out.stderr
+
+
+# ---- refusals -------------------------------------------------------------------------------------------------
+def _edit_json(ckpt: Path, **changes) -> None:
+    p = ckpt.with_suffix(".json")
+    meta = json.loads(p.read_text())
+    meta.update(changes)
+    p.write_text(json.dumps(meta))
+
+
+def _resave_weights(ckpt: Path, net, header_changes: dict) -> None:
+    """Rewrite the weights (with a changed header copy) and the JSON hash, as a careful forger would."""
+    from safetensors.torch import save_file
+
+    meta = json.loads(ckpt.with_suffix(".json").read_text())
+    facts = {
+        k: meta[k] for k in ("profile", "env_version", "num_players", "observation_size", "num_actions", "architecture")
+    }
+    facts.update(header_changes)
+    w = ckpt.with_suffix(".safetensors")
+    save_file(dict(net.state_dict()), str(w), metadata={"rummy_env_checkpoint": json.dumps(facts)})
+    _edit_json(ckpt, weights_sha256=sha256_file(w), **header_changes)
+
+
+def test_refuses_wrong_profile_and_player_count(ckpt: Path) -> None:
+    with pytest.raises(CheckpointError, match="trained for profile 'contract'; expected profile 'continental'"):
+        load_checkpoint(ckpt, expect_profile="continental")
+    with pytest.raises(CheckpointError, match="trained for 4 players; expected 5 players"):
+        load_checkpoint(ckpt, expect_num_players=5)
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"profile": "continental"}, "profile='continental' but the weights were saved with profile='contract'"),
+        ({"observation_size": 999}, "observation_size=999 but the weights were saved with observation_size=1790"),
+        ({"num_players": 5}, "num_players=5 but the weights were saved"),
+        ({"weights_sha256": "0" * 64}, "differs from '0000"),
+        ({"format_version": 99}, "expected 'rummy_env.checkpoint' version 1"),
+    ],
+)
+def test_refuses_edited_json(ckpt: Path, changes: dict, message: str) -> None:
+    _edit_json(ckpt, **changes)
+    with pytest.raises(CheckpointError, match=message):
+        load_checkpoint(ckpt)
+
+
+def test_refuses_edited_weights(ckpt: Path) -> None:
+    w = ckpt.with_suffix(".safetensors")
+    data = bytearray(w.read_bytes())
+    data[-5] ^= 0xFF
+    w.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="sha256 .* differs .* the weights were modified"):
+        load_checkpoint(ckpt)
+
+
+def test_refuses_malformed_json_and_missing_files(ckpt: Path, tmp_path: Path) -> None:
+    ckpt.with_suffix(".json").write_text("{not json")
+    with pytest.raises(CheckpointError, match="not valid JSON"):
+        load_checkpoint(ckpt)
+    with pytest.raises(CheckpointError, match="missing"):
+        load_checkpoint(tmp_path / "nothing")
+
+
+def test_refuses_env_version_this_package_lacks(ckpt: Path) -> None:
+    _resave_weights(ckpt, _net(), {"env_version": "contract_v9"})
+    with pytest.raises(
+        CheckpointError, match="env_version='contract_v9', but this rummy_env's contract env .*'contract_v0'"
+    ):
+        load_checkpoint(ckpt)
+
+
+def test_refuses_tensors_that_do_not_fit_the_architecture(ckpt: Path) -> None:
+    _resave_weights(ckpt, _net(trunk=(48,)), {})  # header and JSON still claim trunk [32]
+    with pytest.raises(CheckpointError, match=r"tensor trunk.0.weight is F32 \(48, 1790\); expected F32 \(32, 1790\)"):
+        load_checkpoint(ckpt)
+
+
+def test_refuses_sizes_of_another_env(ckpt: Path) -> None:
+    net = _net("continental", num_players=4)
+    size = net.arch["obs_size"]
+    _resave_weights(ckpt, net, {"observation_size": size, "num_actions": 57, "architecture": net.arch})
+    with pytest.raises(CheckpointError, match=f"observation_size={size}, but this rummy_env's contract env .*=1790"):
+        load_checkpoint(ckpt)
+
+
+def test_refuses_unknown_architecture(ckpt: Path) -> None:
+    arch = dict(_net().arch, kind="transformer")
+    _resave_weights(ckpt, _net(), {"architecture": arch})
+    with pytest.raises(CheckpointError, match="architecture kind 'transformer'; this version knows only 'masked_mlp'"):
+        load_checkpoint(ckpt)
+
+
+# ---- pickles are never opened ------------------------------------------------------------------------------------
+def test_fixture_really_is_malicious(tmp_path: Path) -> None:
+    """Control: unpickling the fixture (in a subprocess, in a temporary folder) does create the marker file."""
+    shutil.copy(FIXTURES / "malicious_checkpoint.pt", tmp_path / "m.pt")
+    subprocess.run([sys.executable, "-c", "import pickle; pickle.load(open('m.pt', 'rb'))"], cwd=tmp_path, timeout=60)
+    assert (tmp_path / MARKER).exists()
+
+
+def test_refuses_pickle_files_without_unpickling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rummy_env.bots.checkpoint_bot import CheckpointBot
+
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(FIXTURES / "malicious_checkpoint.pt", tmp_path / "evil.pt")
+    with pytest.raises(CheckpointError, match=r"refusing .*evil.pt.*pickles"):
+        load_checkpoint(tmp_path / "evil.pt")
+    with pytest.raises(CheckpointError, match="refusing"):
+        CheckpointBot(tmp_path / "evil.pt")
+    # the same bytes named like a checkpoint, with plausible JSON: refused by content
+    shutil.copy(FIXTURES / "malicious_checkpoint.safetensors", tmp_path / "disguised.safetensors")
+    (tmp_path / "disguised.json").write_text(json.dumps({"format": "rummy_env.checkpoint"}))
+    with pytest.raises(CheckpointError, match="is a pickle or zip archive .* nothing was unpickled"):
+        load_checkpoint(tmp_path / "disguised")
+    # a torch.save file (zip archive around a pickle)
+    import torch
+
+    torch.save({"w": torch.zeros(2)}, tmp_path / "zipped.safetensors")
+    (tmp_path / "zipped.json").write_text("{}")
+    with pytest.raises(CheckpointError, match="pickle or zip archive"):
+        load_checkpoint(tmp_path / "zipped")
+    assert not (tmp_path / MARKER).exists()
+    assert not (Path.cwd() / MARKER).exists()
+
+
+def test_save_refuses_a_network_for_another_env(tmp_path: Path) -> None:
+    with pytest.raises(CheckpointError, match=r"the network takes observations of \d+ and 57 actions, but contract_v0"):
+        save_checkpoint(tmp_path / "x", _net("continental", num_players=4), {"profile": "contract", "num_players": 4})
+
+
+def test_act_masks_illegal_actions() -> None:
+    import torch
+
+    net = _net()
+    obs = np.random.default_rng(0).random((6, 1790)).astype(np.float32)
+    mask = np.zeros((6, 3089), dtype=np.int8)
+    for i, legal in enumerate([[0], [0, 1], [5, 3000], [3088], [2, 3, 4], list(range(0, 3089, 7))]):
+        mask[i, legal] = 1
+    for greedy in (True, False):
+        a, logp, _ = net.act(obs, mask, greedy=greedy, rng=np.random.default_rng(1))
+        assert mask[np.arange(6), a].all() and (logp <= 0).all()
+    probs = torch.softmax(net.masked_logits(torch.as_tensor(obs), torch.as_tensor(mask)), -1).detach().numpy()
+    assert (probs[mask == 0] == 0).all()
+    np.testing.assert_allclose(probs.sum(1), 1, rtol=1e-5)

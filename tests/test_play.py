@@ -1,0 +1,108 @@
+"""``rummy play``: a person's session in the terminal, driven here by scripted input: the table and the numbered
+moves, moves typed as numbers, cards or words, hints for bad input, round summaries, quitting."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+import pytest
+
+from rummy_env.cli import main
+from rummy_env.play import play
+
+HINT = "Type a move number"
+
+
+def _run_cli(argv: list[str], script: str, monkeypatch: pytest.MonkeyPatch, capsys) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(script))
+    rc = main(["play"] + argv)
+    cap = capsys.readouterr()
+    return rc, cap.out, cap.err
+
+
+def test_scripted_round_with_bad_input_and_summary(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    script = "hello\n99\n0\nZZ\n\nmoves\n" + "1\n" * 3000
+    argv = ["--profile", "contract", "--opponents", "heuristic", "random", "random", "--rounds", "1", "--seed", "3"]
+    rc, out, _ = _run_cli(argv, script, monkeypatch, capsys)
+    assert rc == 0
+    first = out.split("Your move>")[0]
+    assert "Hand:" in first and "Discard top:" in first and "1. draw from the stock" in first
+    assert "I do not understand 'hello'." in out and "There is no move 99." in out and "Nothing typed." in out
+    assert out.count(HINT) == 5  # hello, 99, 0, ZZ, empty; 'moves' lists them again instead
+    assert "You: draw from the stock" in out
+    assert "=== Round 1 over:" in out and "penalties" in out and "Session over. Totals:" in out
+    assert "Winner(s):" in out
+    # the same seed and input give the same transcript
+    rc2, out2, _ = _run_cli(argv, script, monkeypatch, capsys)
+    assert rc2 == 0 and out2 == out
+
+
+def _discard_scenario() -> dict:
+    # P0 has drawn (phase act, round 1: two groups); the other hands are filler
+    return {
+        "profile": "contract",
+        "round": 1,
+        "rounds": [1],
+        "dealer": 3,
+        "phase": "act",
+        "current_player": 0,
+        "hands": [
+            ["7C", "10H", "3S", "4D", "9C", "QS", "KH", "2D", "5S", "8H", "JC"],
+            ["2C", "5D", "9H", "QC", "3H", "6S", "10D", "KS", "4C", "8D"],
+            ["3C", "6D", "10S", "KC", "4H", "7S", "JD", "AH", "5C", "9D"],
+            ["4S", "8C", "JH", "AD", "6C", "9S", "QD", "2H", "6H", "10C"],
+        ],
+    }
+
+
+def test_cards_typed_for_discards() -> None:
+    out = io.StringIO()
+    res = play("contract", ["random", "random", "random"], seed=0, stdin=io.StringIO("AS\n7c\n"), stdout=out,
+               scenario=_discard_scenario())  # fmt: skip
+    text = out.getvalue()
+    assert "No move plays AS now." in text and "You: discard 7♣" in text
+    assert res["quit"] and "You left the game." in text  # the input ran out at the next decision
+    out = io.StringIO()
+    play("contract", ["random"] * 3, stdin=io.StringIO("10♥\n"), stdout=out, scenario=_discard_scenario())
+    assert "You: discard 10♥" in out.getvalue()
+
+
+def test_words_for_draws_and_quit() -> None:
+    out = io.StringIO()
+    res = play("contract", ["random"] * 3, seed=1, stdin=io.StringIO("stock\nquit\n"), stdout=out, rounds=(1,))
+    text = out.getvalue()
+    assert "You: draw from the stock" in text and res == {"quit": True, "scores": [0, 0, 0, 0], "winners": None}
+
+
+def test_play_at_another_seat_and_a_payment_profile(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    argv = ["--profile", "continental", "--opponents", "random", "random", "random", "--seat", "2", "--deals", "1"]
+    rc, out, _ = _run_cli(argv, "1\n" * 2000, monkeypatch, capsys)
+    assert rc == 0 and "you are P2" in out and "=== Deal 1 over:" in out and "payments" in out
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--opponents", "random"], "seats exactly 4 players; 2 players is impossible"),
+        (["--opponents", "random", "wizard", "random"], "opponent 'wizard' cannot be loaded"),
+        (["--opponents", "random", "random", "random", "--seat", "4"], "seat 4 does not exist"),
+    ],
+)
+def test_play_refuses_with_a_clear_message(argv, message, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    rc, _, err = _run_cli(argv, "", monkeypatch, capsys)
+    assert rc != 0 and message in err
+
+
+def test_console_entry_point_with_piped_input() -> None:
+    cmd = "-m rummy_env.cli play --opponents heuristic random random --rounds 1".split()
+    proc = subprocess.run(
+        [sys.executable, *cmd],
+        input="2\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "You: take" in proc.stdout and "You left the game." in proc.stdout

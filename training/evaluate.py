@@ -1,0 +1,146 @@
+"""Evaluate checkpoints against bots (seats rotated, 95 % confidence intervals), write the shipped-checkpoint
+manifest, and plot learning curves.
+
+    python training/evaluate.py checkpoints/contract --opponents random heuristic --sessions 200 --workers 2
+    python training/evaluate.py --manifest checkpoints --sessions 200 --workers 2
+    python training/evaluate.py --plot runs/<run> --out docs/learning_curve_contract.png
+
+``--manifest DIR`` evaluates every checkpoint of DIR (``*.json``), stores the figures in each checkpoint's JSON
+(``evaluation``; the weights and their hash are untouched) and writes ``DIR/manifest.json``: per checkpoint the
+config, seed, steps, wall time, machine and the evaluation figures with their confidence intervals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import evaluate_checkpoint, format_match  # noqa: E402
+
+from rummy_env.checkpoints import read_metadata, sha256_file  # noqa: E402
+
+
+def evaluate(path: str, opponents: list[str], sessions: int, seed: int, workers: int, greedy: bool = True) -> dict:
+    """The checkpoint against each opponent; printed as it goes."""
+    out = {}
+    for opp in opponents:
+        out[opp] = evaluate_checkpoint(path, opp, sessions, seed=seed, workers=workers, greedy=greedy)
+        print(f"{Path(path).name}: {format_match(out[opp])}", flush=True)
+    return out
+
+
+def write_manifest(folder: Path, opponents: list[str], sessions: int, seed: int, workers: int) -> dict[str, Any]:
+    """Evaluate every checkpoint in ``folder`` and write ``folder/manifest.json``."""
+    entries = {}
+    for meta_path in sorted(folder.glob("*.json")):
+        if meta_path.name == "manifest.json":
+            continue
+        base = meta_path.with_suffix("")
+        meta = read_metadata(base)
+        evaluation = evaluate(str(base), opponents, sessions, seed, workers)
+        meta["evaluation"] = evaluation
+        meta_path.write_text(json.dumps(meta, indent=2) + "\n")  # evaluation is not part of the weights' header
+        cfg = meta.get("config", {})
+        entries[base.name] = {
+            "files": [meta["weights_file"], meta_path.name],
+            "weights_sha256": sha256_file(base.with_suffix(".safetensors")),
+            "profile": meta["profile"],
+            "env_version": meta["env_version"],
+            "num_players": meta["num_players"],
+            "env_config": meta.get("env_config", {}),
+            "algorithm": meta.get("algorithm"),
+            "architecture": meta["architecture"],
+            "seed": cfg.get("seed"),
+            "config_file": cfg.get("config_file"),
+            "config": cfg,
+            "training_steps": meta["training_steps"],
+            "updates": meta.get("training_state", {}).get("update"),
+            "wall_seconds": meta.get("training_state", {}).get("wall_seconds", meta.get("wall_seconds")),
+            "throughput_env_steps_per_second": meta.get("throughput_env_steps_per_second"),
+            "machine": meta.get("machine"),
+            "run_name": meta.get("run_name"),
+            "evaluation": evaluation,
+        }
+    manifest = {
+        "about": "Shipped rummy_env checkpoints: how each was made and how it plays. Evaluation: the greedy policy "
+        "at one seat (rotated over sessions) against the other seats all played by the opponent bot; figures are "
+        "means per round over sessions with the half-width of a normal 95 % confidence interval; 'difference' is "
+        "the paired per-session difference policy - opponents (negative = fewer penalty points for contract "
+        "profiles; positive = more payment won for continental).",
+        "evaluation_seed": seed,
+        "evaluated": time.strftime("%Y-%m-%d"),
+        "checkpoints": entries,
+    }
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return manifest
+
+
+def plot(run_dirs: list[str], out: str) -> None:
+    """Learning curves of runs: evaluation scores against each opponent and the learners' mean episode return."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for run in run_dirs:
+        rd = Path(run)
+        name = rd.name
+        evals = [json.loads(line) for line in (rd / "eval.jsonl").read_text().splitlines()]
+        prog = [json.loads(line) for line in (rd / "progress.jsonl").read_text().splitlines()]
+        opps = sorted({o for e in evals for o, m in e["eval"].items() if "skipped" not in m})
+        metric = "score"
+        for opp in opps:
+            xs = [e["global_step"] for e in evals if "skipped" not in e["eval"].get(opp, {"skipped": 1})]
+            pol = [e["eval"][opp]["policy"] for e in evals if "skipped" not in e["eval"].get(opp, {"skipped": 1})]
+            them = [e["eval"][opp]["opponents"] for e in evals if "skipped" not in e["eval"].get(opp, {"skipped": 1})]
+            metric = evals[-1]["eval"][opp]["metric"]
+            (line,) = axes[0].plot(xs, pol, marker="o", label=f"policy vs {opp}")
+            axes[0].plot(xs, them, ls="--", color=line.get_color(), label=f"{opp} (same tables)")
+        axes[0].set_xlabel("environment steps")
+        axes[0].set_ylabel(metric.replace("_", " "))
+        axes[0].set_title(f"greedy evaluation during training ({name.split('__')[0]})")
+        axes[0].legend(fontsize=8)
+        xs = [p["global_step"] for p in prog if "episode_return" in p]
+        ys = [p["episode_return"] for p in prog if "episode_return" in p]
+        k = max(1, len(ys) // 50)
+        smooth = [sum(ys[max(0, i - k) : i + 1]) / len(ys[max(0, i - k) : i + 1]) for i in range(len(ys))]
+        axes[1].plot(xs, smooth, label=name)
+    axes[1].set_xlabel("environment steps")
+    axes[1].set_ylabel("learning seats' mean episode return")
+    axes[1].set_title("training episodes (mixed opponent pool)")
+    axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    print(f"wrote {out}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command line (see the module docstring)."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("checkpoints", nargs="*", help="checkpoint paths (X, X.json or X.safetensors)")
+    p.add_argument("--opponents", nargs="+", default=["random", "heuristic"])
+    p.add_argument("--sessions", type=int, default=100)
+    p.add_argument("--seed", type=int, default=2024)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--sample", action="store_true", help="sampled instead of greedy play")
+    p.add_argument("--manifest", metavar="DIR", help="evaluate every checkpoint in DIR and write DIR/manifest.json")
+    p.add_argument("--plot", nargs="+", metavar="RUN_DIR", help="plot the learning curves of these runs")
+    p.add_argument("--out", default="docs/learning_curve.png", help="PNG file for --plot")
+    args = p.parse_args(argv)
+    if args.plot:
+        plot(args.plot, args.out)
+    if args.manifest:
+        write_manifest(Path(args.manifest), args.opponents, args.sessions, args.seed, args.workers)
+    for path in args.checkpoints:
+        evaluate(path, args.opponents, args.sessions, args.seed, args.workers, greedy=not args.sample)
+
+
+if __name__ == "__main__":
+    main()
