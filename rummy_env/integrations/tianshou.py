@@ -40,8 +40,8 @@ class LearnerSeatAEC(AECEnv):
 
     Arguments are those of ``rummy_env.wrappers.SingleAgentEnv`` (``profile``, ``learner_seat``: a seat or
     ``"random"`` per reset, ``opponents``: bot ids for the other seats, ``**env_config`` for ``rummy_env.make``);
-    an illegal action raises. ``infos["learner"]`` has ``learner_seat`` after a reset and the env's round results
-    and scores at the end.
+    an illegal action raises. ``learner_seat`` is the seat drawn at the last reset; ``infos["learner"]`` stays
+    empty (Tianshou copies infos into its replay buffer), the table is ``self.single.aec``.
     """
 
     metadata = {"name": "rummy_learner_seat_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
@@ -101,7 +101,11 @@ class LearnerSeatAEC(AECEnv):
     def _set(self, obs: np.ndarray, info: dict[str, Any]) -> None:
         self._obs = obs
         self._mask = np.asarray(info["action_mask"], dtype=np.int8)
-        self.infos = {LEARNER: {k: v for k, v in info.items() if k != "action_mask"}}
+        if "learner_seat" in info:
+            self.learner_seat = int(info["learner_seat"])
+        # Tianshou stores every step's info in its replay buffer, padding keys a step lacks: keep it empty (the
+        # round results and scores stay readable on ``self.single.aec``)
+        self.infos = {LEARNER: {}}
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         return {"observation": self._obs, "action_mask": self._mask.copy()}
