@@ -394,10 +394,27 @@ class GamerulesHeuristic(ContractHeuristic):
             and not view.opened[view.seat]
             and any(lay.MELD <= a < lay.LAY_OFF for a in view.legal)
             and any(lay.DISCARD <= a < lay.DISCARD + NUM_KINDS for a in view.legal)
-            and self.opening_leaves_dead_cards(view)
+            and (self.opening_leaves_dead_cards(view) or self.opening_too_early(view))
         ):
             return self.discard_before_opening(view)
         return super().choose_act(view)
+
+    #: experiment: open only when at most this many cards stay stuck after the opening (and the discard)
+    open_stuck_limit: int = 99
+
+    def opening_too_early(self, view: PublicView) -> bool:
+        """Experiment: the best opening leaves more than ``open_stuck_limit`` cards stuck."""
+        if self.open_stuck_limit >= 99:
+            return False
+        g, r = view.opening_left if view.opening_left else view.contract
+        table = view.table()
+        fewest = 99
+        for plan in opening_plans(view.hand, g, r, view.rules, limit=400):
+            after = table + plan_melds(plan, view.seat, view.rules.run_min)
+            fewest = min(fewest, max(0, self.stuck(view, plan.rest, after) - 1))
+            if fewest <= self.open_stuck_limit:
+                return False
+        return True
 
     def all_opponents_down(self, view: PublicView) -> bool:
         """Every other seat has opened: no new meld can appear on the table this round."""

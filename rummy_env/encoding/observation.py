@@ -18,6 +18,28 @@ MELD_FEATURES = 3 + 52 + 14 + 14 + 13 + 1  # empty/group/run, naturals, run occu
 TOP_CARDS = 4
 
 
+#: the pieces every profile starts with: own hand, discard pile, pile sizes (filled by ``encode_cards``)
+CARD_PIECES: list[tuple[str, tuple[int, ...], str]] = [
+    ("hand", (NUM_KINDS,), "own hand: copies of each card kind"),
+    ("discard_counts", (NUM_KINDS,), "the whole discard pile: copies of each kind"),
+    ("discard_top", (TOP_CARDS, NUM_KINDS), "the top 4 discards in order (row 0 = top), one-hot"),
+    ("pile_sizes", (2,), "stock size and discard-pile size / shoe size"),
+]
+
+
+def encode_cards(out: np.ndarray, o: dict[str, int], st: Any, seat: int, shoe_size: float) -> None:
+    """Fill the ``CARD_PIECES``: ``seat``'s hand and the public piles."""
+    out[o["hand"] : o["hand"] + NUM_KINDS] = st.hands[seat]
+    disc = st.discard
+    dc, dt = o["discard_counts"], o["discard_top"]
+    for k in disc:
+        out[dc + k] += 1.0
+    for i in range(min(TOP_CARDS, len(disc))):
+        out[dt + i * NUM_KINDS + disc[-1 - i]] = 1.0
+    out[o["pile_sizes"]] = len(st.stock) / shoe_size
+    out[o["pile_sizes"] + 1] = len(disc) / shoe_size
+
+
 class Pieces:
     """Named pieces with shapes and offsets into one flat vector; the total is their sum."""
 
@@ -59,11 +81,8 @@ class ContractObserver:
         self.turn_cap = float(rules.turn_cap)
         self.phase_index = {p: i for i, p in enumerate(CONTRACT_PHASES)}
         self.pieces = Pieces(
-            [
-                ("hand", (NUM_KINDS,), "own hand: copies of each card kind"),
-                ("discard_counts", (NUM_KINDS,), "the whole discard pile: copies of each kind"),
-                ("discard_top", (TOP_CARDS, NUM_KINDS), "the top 4 discards in order (row 0 = top), one-hot"),
-                ("pile_sizes", (2,), "stock size and discard-pile size / shoe size"),
+            CARD_PIECES
+            + [
                 (
                     "table",
                     (self.slots, MELD_FEATURES),
@@ -111,18 +130,7 @@ class ContractObserver:
         o = self._o
         n = self.n
         out = np.zeros(self.size, dtype=np.float32)
-        out[o["hand"] : o["hand"] + NUM_KINDS] = st.hands[seat]
-        disc = st.discard
-        if disc:
-            dc = o["discard_counts"]
-            for k in disc:
-                out[dc + k] += 1.0
-            dt = o["discard_top"]
-            for i in range(min(TOP_CARDS, len(disc))):
-                out[dt + i * NUM_KINDS + disc[-1 - i]] = 1.0
-        ps = o["pile_sizes"]
-        out[ps] = len(st.stock) / self.shoe_size
-        out[ps + 1] = len(disc) / self.shoe_size
+        encode_cards(out, o, st, seat, self.shoe_size)
         tb = o["table"]
         for owner in range(n):
             rel = (owner - seat) % n
@@ -170,8 +178,8 @@ class ContractObserver:
         if ph is not None:
             out[o["phase"] + ph] = 1.0
             out[o["active"] + (st.active - seat) % n] = 1.0
-        if st.phase == "buy" and disc:
-            out[o["offered"] + disc[-1]] = 1.0
+        if st.phase == "buy" and st.discard:
+            out[o["offered"] + st.discard[-1]] = 1.0
         if st.phase == "buy" and st.last_buyer >= 0:
             out[o["last_buyer"] + (st.last_buyer - seat) % n] = 1.0
         if st.opening_left:
@@ -202,11 +210,8 @@ class ContinentalObserver:
         self.num_deals = num_deals
         self.phase_index = {p: i for i, p in enumerate(CONTINENTAL_PHASES)}
         self.pieces = Pieces(
-            [
-                ("hand", (NUM_KINDS,), "own hand: copies of each card kind"),
-                ("discard_counts", (NUM_KINDS,), "the whole discard pile: copies of each kind"),
-                ("discard_top", (TOP_CARDS, NUM_KINDS), "the top 4 discards in order (row 0 = top), one-hot"),
-                ("pile_sizes", (2,), "stock size and discard-pile size / shoe size"),
+            CARD_PIECES
+            + [
                 (
                     "known",
                     (n - 1, NUM_KINDS),
@@ -237,15 +242,7 @@ class ContinentalObserver:
         o = self._o
         n = self.n
         out = np.zeros(self.size, dtype=np.float32)
-        out[o["hand"] : o["hand"] + NUM_KINDS] = st.hands[seat]
-        disc = st.discard
-        dc, dt = o["discard_counts"], o["discard_top"]
-        for k in disc:
-            out[dc + k] += 1.0
-        for i in range(min(TOP_CARDS, len(disc))):
-            out[dt + i * NUM_KINDS + disc[-1 - i]] = 1.0
-        out[o["pile_sizes"]] = len(st.stock) / self.shoe_size
-        out[o["pile_sizes"] + 1] = len(disc) / self.shoe_size
+        encode_cards(out, o, st, seat, self.shoe_size)
         kn, ft, bal = o["known"], o["first_turn"], o["balances"]
         for i in range(n):
             p = (seat + i) % n

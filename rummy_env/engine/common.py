@@ -155,3 +155,72 @@ def _card(text: Any, where: str) -> int:
         return parse_card(text)
     except ValueError as exc:
         raise ScenarioError(f"{where}: {exc}") from None
+
+
+def load_cards(st: Any, data: dict[str, Any], name: str, used: list[int]) -> None:
+    """Fill ``st.hands``/``hand_size``/``stock``/``discard`` from a scenario (shared by every engine's loader).
+
+    ``used`` already counts the cards placed elsewhere (table melds). Omitted piles are shuffled from the physical
+    cards not placed anywhere; too many copies of a card, or cards missing with both piles given, are refused.
+    """
+    n = st.n
+    hands = data.get("hands")
+    if not isinstance(hands, list) or len(hands) != n:
+        raise ScenarioError(f"'hands' must be a list of {n} lists of cards")
+    for p, h in enumerate(hands):
+        if not isinstance(h, list):
+            raise ScenarioError(f"hands[{p}] must be a list of card strings, got {h!r}")
+        for t in h:
+            k = _card(t, f"hands[{p}]")
+            st.hands[p][k] += 1
+            used[k] += 1
+        st.hand_size[p] = len(h)
+    piles: dict[str, list[int]] = {}
+    for key in ("discard", "stock"):
+        if key in data:
+            if not isinstance(data[key], list):
+                raise ScenarioError(f"'{key}' must be a list of card strings (top first)")
+            piles[key] = [_card(t, key) for t in data[key]][::-1]
+            for k in piles[key]:
+                used[k] += 1
+    for k, c in enumerate(used):
+        if c > st.copies[k]:
+            raise ScenarioError(f"the scenario holds {c} copies of {card_str(k)}; the {name} shoe has {st.copies[k]}")
+    rest = [k for k in range(len(used)) for _ in range(st.copies[k] - used[k])]
+    if "stock" in piles and "discard" in piles:
+        if rest:
+            raise ScenarioError(f"{len(rest)} card(s) of the shoe are nowhere: {' '.join(map(card_str, rest))}")
+        st.stock, st.discard = piles["stock"], piles["discard"]
+    elif "stock" in piles:
+        st.stock, st.discard = piles["stock"], shuffled(st.rng, rest)
+    else:
+        rest = shuffled(st.rng, rest)
+        if "discard" in piles:
+            st.discard, st.stock = piles["discard"], rest
+        else:
+            st.discard, st.stock = rest[:1], rest[1:]
+
+
+def redeal_hidden(new: Any, seat: int, rng: np.random.Generator, keep: int = -1) -> Any:
+    """Redeal, in the clone ``new``, every card ``seat`` cannot see: the stock order and the cards of the other
+    hands (except seat ``keep``) that are not publicly known. Hand sizes and known cards stay. Returns ``new``."""
+    pool: list[int] = list(new.stock)
+    sizes = []
+    kinds = range(len(new.hands[0]))
+    for p in range(new.n):
+        if p == seat or p == keep:
+            sizes.append(0)
+            continue
+        hid = [new.hands[p][k] - new.known[p][k] for k in kinds]
+        for k in kinds:
+            if hid[k]:
+                pool.extend([k] * hid[k])
+                new.hands[p][k] -= hid[k]
+        sizes.append(sum(hid))
+    pool = shuffled(rng, pool)
+    for p in range(new.n):
+        for _ in range(sizes[p]):
+            new.hands[p][pool.pop()] += 1
+    new.stock = pool
+    new._legal = None
+    return new

@@ -30,7 +30,9 @@ from .common import (
     _card,
     _int_field,
     _sym_s,
+    load_cards,
     make_rng,
+    redeal_hidden,
     rng_from_json,
     rng_to_json,
     shuffled,
@@ -310,25 +312,7 @@ class ContinentalState(EngineState):
         never does: in that phase the mover keeps his cards.
         """
         keep = self.current if self.phase == DECLARE else -1
-        new = self.clone()
-        pool = list(new.stock)
-        sizes = []
-        for p in range(new.n):
-            if p == seat or p == keep:
-                sizes.append(0)
-                continue
-            hid = [new.hands[p][k] - new.known[p][k] for k in range(NUM_KINDS)]
-            for k in range(NUM_KINDS):
-                pool.extend([k] * hid[k])
-                new.hands[p][k] -= hid[k]
-            sizes.append(sum(hid))
-        pool = shuffled(rng, pool)
-        for p in range(new.n):
-            for _ in range(sizes[p]):
-                new.hands[p][pool.pop()] += 1
-        new.stock = pool
-        new._legal = None
-        return new
+        return redeal_hidden(self.clone(), seat, rng, keep)
 
     def action_info(self, action: int) -> dict[str, Any]:
         """Structured description of ``action`` (schema in the README)."""
@@ -455,44 +439,7 @@ def load_state(data: dict[str, Any], rules: ContinentalRules, seed: int | None =
         raise ScenarioError(f"'scores' are zero-sum balances, got {scores!r} (sum {sum(scores)})")
     st.scores = list(scores)
     st.round_results = copy.deepcopy(data.get("round_results", []))
-    used = [0] * NUM_KINDS
-    hands = data.get("hands")
-    if not isinstance(hands, list) or len(hands) != n:
-        raise ScenarioError(f"'hands' must be a list of {n} lists of cards")
-    for p, h in enumerate(hands):
-        if not isinstance(h, list):
-            raise ScenarioError(f"hands[{p}] must be a list of card strings, got {h!r}")
-        for t in h:
-            k = _card(t, f"hands[{p}]")
-            st.hands[p][k] += 1
-            used[k] += 1
-        st.hand_size[p] = len(h)
-    piles: dict[str, list[int]] = {}
-    for key in ("discard", "stock"):
-        if key in data:
-            if not isinstance(data[key], list):
-                raise ScenarioError(f"'{key}' must be a list of card strings (top first)")
-            piles[key] = [_card(t, key) for t in data[key]][::-1]
-            for k in piles[key]:
-                used[k] += 1
-    for k in range(NUM_KINDS):
-        if used[k] > st.copies[k]:
-            raise ScenarioError(
-                f"the scenario holds {used[k]} copies of {card_str(k)}; the {rules.name} shoe has {st.copies[k]}"
-            )
-    rest = [k for k in range(NUM_KINDS) for _ in range(st.copies[k] - used[k])]
-    if "stock" in piles and "discard" in piles:
-        if rest:
-            raise ScenarioError(f"{len(rest)} card(s) of the shoe are nowhere: {' '.join(map(card_str, rest))}")
-        st.stock, st.discard = piles["stock"], piles["discard"]
-    elif "stock" in piles:
-        st.stock, st.discard = piles["stock"], shuffled(st.rng, rest)
-    else:
-        rest = shuffled(st.rng, rest)
-        if "discard" in piles:
-            st.discard, st.stock = piles["discard"], rest
-        else:
-            st.discard, st.stock = rest[:1], rest[1:]
+    load_cards(st, data, rules.name, [0] * NUM_KINDS)
     phase = data.get("phase", DRAW)
     if phase not in PHASES:
         raise ScenarioError(f"unknown phase {phase!r}; allowed: {list(PHASES)}")

@@ -60,7 +60,9 @@ from .common import (
     _card,
     _int_field,
     _sym_s,
+    load_cards,
     make_rng,
+    redeal_hidden,
     rng_from_json,
     rng_to_json,
     shuffled,
@@ -930,25 +932,7 @@ class ContractState(EngineState):
         return self._resampled(seat, rng, keep=mover)
 
     def _resampled(self, seat: int, rng: Any, keep: int) -> ContractState:
-        new = self.clone()
-        pool: list[int] = list(new.stock)
-        hidden_sizes = []
-        for p in range(new.n):
-            if p == seat or p == keep:
-                hidden_sizes.append(0)
-                continue
-            hid = [new.hands[p][k] - new.known[p][k] for k in range(NUM_KINDS)]
-            for k in range(NUM_KINDS):
-                pool.extend([k] * hid[k])
-                new.hands[p][k] -= hid[k]
-            hidden_sizes.append(sum(hid))
-        pool = shuffled(rng, pool)
-        for p in range(new.n):
-            for _ in range(hidden_sizes[p]):
-                new.hands[p][pool.pop()] += 1
-        new.stock = pool
-        new._legal = None
-        return new
+        return redeal_hidden(self.clone(), seat, rng, keep)
 
     def _meld_of_slot(self, slot: int) -> tuple[int, int, Meld | None]:
         owner, idx = self.layout.slot_target(self.current if self.current >= 0 else 0, slot)
@@ -1173,17 +1157,6 @@ def load_state(data: dict[str, Any], rules: ContractRules, seed: int | None = No
     st.round_results = copy.deepcopy(data.get("round_results", []))
     # cards -----------------------------------------------------------------------------------------------
     used = [0] * NUM_KINDS
-    hands = data.get("hands")
-    if not isinstance(hands, list) or len(hands) != n:
-        raise ScenarioError(f"'hands' must be a list of {n} lists of cards")
-    for p, h in enumerate(hands):
-        if not isinstance(h, list):
-            raise ScenarioError(f"hands[{p}] must be a list of card strings, got {h!r}")
-        for t in h:
-            k = _card(t, f"hands[{p}]")
-            st.hands[p][k] += 1
-            used[k] += 1
-        st.hand_size[p] = len(h)
     for i, m in enumerate(data.get("table", [])):
         if not isinstance(m, dict) or set(m) - {"owner", "kind", "cards"}:
             raise ScenarioError(f"table[{i}] must be a dict with keys owner, kind, cards; got {m!r}")
@@ -1200,36 +1173,7 @@ def load_state(data: dict[str, Any], rules: ContractRules, seed: int | None = No
         st.seat_melds[owner].append(meld)
         for k in meld.cards:
             used[k] += 1
-    piles = {}
-    for key in ("discard", "stock"):
-        if key in data:
-            pile = data[key]
-            if not isinstance(pile, list):
-                raise ScenarioError(f"'{key}' must be a list of card strings (top first)")
-            piles[key] = [_card(t, key) for t in pile][::-1]
-            for k in piles[key]:
-                used[k] += 1
-    for k in range(NUM_KINDS):
-        if used[k] > st.copies[k]:
-            raise ScenarioError(
-                f"the scenario holds {used[k]} copies of {card_str(k)}; the {rules.name} shoe has {st.copies[k]}"
-            )
-    rest = [k for k in range(NUM_KINDS) for _ in range(st.copies[k] - used[k])]
-    if "stock" in piles and "discard" in piles:
-        if rest:
-            raise ScenarioError(f"{len(rest)} card(s) of the shoe are nowhere: {' '.join(map(card_str, rest))}")
-        st.stock, st.discard = piles["stock"], piles["discard"]
-    elif "stock" in piles:
-        st.stock = piles["stock"]
-        st.discard = shuffled(st.rng, rest)
-    else:
-        rest = shuffled(st.rng, rest)
-        if "discard" in piles:
-            st.discard = piles["discard"]
-            st.stock = rest
-        else:
-            st.discard = rest[:1]
-            st.stock = rest[1:]
+    load_cards(st, data, rules.name, used)
     # turn state ------------------------------------------------------------------------------------------
     phase = data.get("phase", DRAW)
     if phase not in PHASES:
@@ -1238,7 +1182,9 @@ def load_state(data: dict[str, Any], rules: ContractRules, seed: int | None = No
         raise ScenarioError(f"phase 'buy' does not exist in profile {rules.name!r} (no buying)")
     st.phase = phase
     default_active = (st.dealer + 1) % n
-    st.active = _int_field(data, "active", data.get("current_player", default_active) if phase != BUY else default_active, 0, n - 1)  # noqa: E501
+    st.active = _int_field(
+        data, "active", data.get("current_player", default_active) if phase != BUY else default_active, 0, n - 1
+    )  # noqa: E501
     opened = data.get("opened", [])
     if not isinstance(opened, list) or any(not isinstance(s, int) or not 0 <= s < n for s in opened):
         raise ScenarioError(f"'opened' must be a list of seats 0..{n - 1}, got {opened!r}")
