@@ -224,3 +224,36 @@ def redeal_hidden(new: Any, seat: int, rng: np.random.Generator, keep: int = -1)
     new.stock = pool
     new._legal = None
     return new
+
+
+def check_scenario(data: Any, allowed: set[str], rules: Any) -> int:
+    """Common checks of a scenario dict (a dict, known keys, the right profile and player count); the players."""
+    if not isinstance(data, dict):
+        raise ScenarioError(f"a scenario must be a dict, got {type(data).__name__}")
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise ScenarioError(f"unknown scenario key(s) {unknown}; allowed: {sorted(allowed)}")
+    if data.get("profile", rules.name) != rules.name:
+        raise ScenarioError(f"scenario is for profile {data.get('profile')!r}, this engine runs {rules.name!r}")
+    n = rules.num_players
+    if "num_players" in data and data["num_players"] != n:
+        raise ScenarioError(f"scenario has num_players={data['num_players']!r}, the rules say {n}")
+    return n
+
+
+def load_scores(data: dict[str, Any], n: int) -> list[int]:
+    """The cumulative ``scores`` of a scenario (default zeros)."""
+    scores = data.get("scores", [0] * n)
+    if not isinstance(scores, list) or len(scores) != n or not all(isinstance(s, int) for s in scores):
+        raise ScenarioError(f"'scores' must be a list of {n} integers, got {scores!r}")
+    return list(scores)
+
+
+def load_known(st: Any, data: dict[str, Any]) -> None:
+    """Fill ``st.known`` (cards publicly known per hand) from a scenario, checking each is in that hand."""
+    for p, cards in enumerate(data.get("known", [[] for _ in range(st.n)])):
+        for t in cards:
+            k = _card(t, f"known[{p}]")
+            st.known[p][k] += 1
+            if st.known[p][k] > st.hands[p][k]:
+                raise ScenarioError(f"known[{p}] lists {card_str(k)} more often than hand {p} holds it")

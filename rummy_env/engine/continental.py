@@ -30,7 +30,10 @@ from .common import (
     _card,
     _int_field,
     _sym_s,
+    check_scenario,
     load_cards,
+    load_known,
+    load_scores,
     make_rng,
     redeal_hidden,
     rng_from_json,
@@ -407,20 +410,11 @@ def _check_deals(rules: ContinentalRules, deals: Any) -> int:
 
 def load_state(data: dict[str, Any], rules: ContinentalRules, seed: int | None = None) -> ContinentalState:
     """Build a state from the JSON scenario format (omitted piles are shuffled from the unplaced cards)."""
-    if not isinstance(data, dict):
-        raise ScenarioError(f"a scenario must be a dict, got {type(data).__name__}")
     allowed = {
         "profile", "round", "dealer", "current_player", "phase", "hands", "discard", "stock", "scores", "active",
         "turn", "turns_taken", "taken_discard", "known", "deals", "round_results", "num_players", "rng",
     }  # fmt: skip
-    unknown = sorted(set(data) - allowed)
-    if unknown:
-        raise ScenarioError(f"unknown scenario key(s) {unknown}; allowed: {sorted(allowed)}")
-    if data.get("profile", rules.name) != rules.name:
-        raise ScenarioError(f"scenario is for profile {data.get('profile')!r}, this engine runs {rules.name!r}")
-    n = rules.num_players
-    if "num_players" in data and data["num_players"] != n:
-        raise ScenarioError(f"scenario has num_players={data['num_players']!r}, the rules say {n}")
+    n = check_scenario(data, allowed, rules)
     st = ContinentalState.__new__(ContinentalState)
     st.rules, st.layout, st.n, st.seed = rules, LAYOUT, n, seed
     st.shoe = Shoe(rules.decks, rules.jokers)
@@ -432,12 +426,10 @@ def load_state(data: dict[str, Any], rules: ContinentalRules, seed: int | None =
     st.rng = rng_from_json(data["rng"]) if "rng" in data else make_rng(seed)
     st.dealer = _int_field(data, "dealer", 0, 0, n - 1)
     st._clear_deal()
-    scores = data.get("scores", [0] * n)
-    if not isinstance(scores, list) or len(scores) != n or not all(isinstance(s, int) for s in scores):
-        raise ScenarioError(f"'scores' must be a list of {n} integers, got {scores!r}")
+    scores = load_scores(data, n)
     if sum(scores) != 0:
         raise ScenarioError(f"'scores' are zero-sum balances, got {scores!r} (sum {sum(scores)})")
-    st.scores = list(scores)
+    st.scores = scores
     st.round_results = copy.deepcopy(data.get("round_results", []))
     load_cards(st, data, rules.name, [0] * NUM_KINDS)
     phase = data.get("phase", DRAW)
@@ -455,12 +447,7 @@ def load_state(data: dict[str, Any], rules: ContinentalRules, seed: int | None =
     st.turns_taken = list(tt)
     taken = data.get("taken_discard")
     st.taken_kind = _card(taken, "taken_discard") if taken is not None else -1
-    for p, cards in enumerate(data.get("known", [[] for _ in range(n)])):
-        for t in cards:
-            k = _card(t, f"known[{p}]")
-            st.known[p][k] += 1
-            if st.known[p][k] > st.hands[p][k]:
-                raise ScenarioError(f"known[{p}] lists {card_str(k)} more often than hand {p} holds it")
+    load_known(st, data)
     if phase != GAME_OVER:
         need = rules.hand_size + (1 if phase == ACT else 0)
         for p in range(n):

@@ -60,7 +60,10 @@ from .common import (
     _card,
     _int_field,
     _sym_s,
+    check_scenario,
     load_cards,
+    load_known,
+    load_scores,
     make_rng,
     redeal_hidden,
     rng_from_json,
@@ -1114,21 +1117,12 @@ def _check_rounds(rules: ContractRules, rounds: Any) -> tuple[int, ...]:
 
 def load_state(data: dict[str, Any], rules: ContractRules, seed: int | None = None) -> ContractState:
     """Build a state from the JSON scenario format; omitted piles are shuffled from the unplaced cards."""
-    if not isinstance(data, dict):
-        raise ScenarioError(f"a scenario must be a dict, got {type(data).__name__}")
     known_keys = {
         "profile", "round", "dealer", "current_player", "phase", "hands", "discard", "stock", "table", "opened",
         "scores", "active", "turn", "opened_this_turn", "taken_discard", "taken_pending", "must_place", "opening_left",
         "buy_queue", "last_buyer", "known", "rounds", "round_index", "round_results", "num_players", "rng",
     }  # fmt: skip
-    unknown = sorted(set(data) - known_keys)
-    if unknown:
-        raise ScenarioError(f"unknown scenario key(s) {unknown}; allowed: {sorted(known_keys)}")
-    if data.get("profile", rules.name) != rules.name:
-        raise ScenarioError(f"scenario is for profile {data.get('profile')!r}, this engine runs {rules.name!r}")
-    n = rules.num_players
-    if "num_players" in data and data["num_players"] != n:
-        raise ScenarioError(f"scenario has num_players={data['num_players']!r}, the rules say {n}")
+    n = check_scenario(data, known_keys, rules)
     st = ContractState.__new__(ContractState)
     st.rules = rules
     st.layout = layout_for(rules)
@@ -1150,10 +1144,8 @@ def load_state(data: dict[str, Any], rules: ContractRules, seed: int | None = No
     st.rng = rng_from_json(data["rng"]) if "rng" in data else make_rng(seed)
     st.dealer = _int_field(data, "dealer", 0, 0, n - 1)
     st._clear_round()
-    scores = data.get("scores", [0] * n)
-    if not isinstance(scores, list) or len(scores) != n or not all(isinstance(s, int) for s in scores):
-        raise ScenarioError(f"'scores' must be a list of {n} integers, got {scores!r}")
-    st.scores = list(scores)
+    scores = load_scores(data, n)
+    st.scores = scores
     st.round_results = copy.deepcopy(data.get("round_results", []))
     # cards -----------------------------------------------------------------------------------------------
     used = [0] * NUM_KINDS
@@ -1219,12 +1211,7 @@ def load_state(data: dict[str, Any], rules: ContractRules, seed: int | None = No
         st.buy_queue = [(p + i) % n for i in range(1, n) if (p + i) % n != st.last_buyer]
     if phase == BUY and not st.discard:
         raise ScenarioError("phase 'buy' needs a card on the discard pile")
-    for p, cards in enumerate(data.get("known", [[] for _ in range(n)])):
-        for t in cards:
-            k = _card(t, f"known[{p}]")
-            st.known[p][k] += 1
-            if st.known[p][k] > st.hands[p][k]:
-                raise ScenarioError(f"known[{p}] lists {card_str(k)} more often than hand {p} holds it")
+    load_known(st, data)
     if phase == GAME_OVER:
         st.current = -1
     elif phase == BUY:
