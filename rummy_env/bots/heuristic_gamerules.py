@@ -352,8 +352,6 @@ class GamerulesHeuristic(ContractHeuristic):
             after = table + melds
             if must >= 0 and plan.rest[must] >= hand[must] and not playable(plan.rest, after, view.rules)[must]:
                 continue
-            if self.all_opponents_down(view) and self.dead_cards(view, plan.rest, after) >= 2:
-                continue  # opening now would leave cards in hand for good
             score = self.rest_after_opening(view, plan.rest, after, keep=taken)
             if best is None or score < best:
                 best = score
@@ -379,82 +377,6 @@ class GamerulesHeuristic(ContractHeuristic):
         """Cards of ``hand`` that cannot be laid off on ``table`` (chains followed)."""
         can = playable(hand, table, view.rules)
         return sum(hand) - sum(can)
-
-    # ----------------------------------------------------------------------------------------------------------
-    # Act: do not open into a dead round
-    # ----------------------------------------------------------------------------------------------------------
-    def choose_act(self, view: PublicView) -> int:
-        """As in ``contract`` (open at once, lay off everything, discard), except the last player to open: when
-        every opponent is down, nobody can start a new meld any more, so cards that fit nowhere on the table after
-        the opening would stay in hand for good (and, all players down, the round could never end). He opens only
-        when at most one such card is left (discarded now); otherwise he sheds them first, still unopened."""
-        lay = view.layout
-        if (
-            not view.final_round
-            and not view.opened[view.seat]
-            and any(lay.MELD <= a < lay.LAY_OFF for a in view.legal)
-            and any(lay.DISCARD <= a < lay.DISCARD + NUM_KINDS for a in view.legal)
-            and (self.opening_leaves_dead_cards(view) or self.opening_too_early(view))
-        ):
-            return self.discard_before_opening(view)
-        return super().choose_act(view)
-
-    #: experiment: open only when at most this many cards stay stuck after the opening (and the discard)
-    open_stuck_limit: int = 99
-
-    def opening_too_early(self, view: PublicView) -> bool:
-        """Experiment: the best opening leaves more than ``open_stuck_limit`` cards stuck."""
-        if self.open_stuck_limit >= 99:
-            return False
-        g, r = view.opening_left if view.opening_left else view.contract
-        table = view.table()
-        fewest = 99
-        for plan in opening_plans(view.hand, g, r, view.rules, limit=400):
-            after = table + plan_melds(plan, view.seat, view.rules.run_min)
-            fewest = min(fewest, max(0, self.stuck(view, plan.rest, after) - 1))
-            if fewest <= self.open_stuck_limit:
-                return False
-        return True
-
-    def all_opponents_down(self, view: PublicView) -> bool:
-        """Every other seat has opened: no new meld can appear on the table this round."""
-        return all(view.opened[p] for p in range(view.num_players) if p != view.seat)
-
-    def opening_leaves_dead_cards(self, view: PublicView) -> bool:
-        """All opponents down, and even the best opening (the one the heuristic would choose) leaves two or more
-        cards that can never reach the table."""
-        if not self.all_opponents_down(view):
-            return False
-        g, r = view.opening_left if view.opening_left else view.contract
-        table = view.table()
-        fewest = None
-        for plan in opening_plans(view.hand, g, r, view.rules, limit=400):
-            after = table + plan_melds(plan, view.seat, view.rules.run_min)
-            dead = self.dead_cards(view, plan.rest, after)
-            if fewest is None or dead < fewest:
-                fewest = dead
-            if fewest <= 1:
-                return False
-        return fewest is not None and fewest >= 2
-
-    def dead_cards(self, view: PublicView, hand: tuple[int, ...], table: list) -> int:
-        """Cards of ``hand`` that cannot be laid off now (chains followed) and have no hope later: no run of their
-        suit ends within two positions of them (a set on the table would have taken them already)."""
-        can = playable(hand, table, view.rules)
-        dead = 0
-        for k in range(NUM_NAT):
-            extra = hand[k] - can[k]
-            if extra <= 0:
-                continue
-            suit, q = divmod(k, NUM_RANKS)
-            positions = (1, MAX_POS) if q == 0 else (q + 1,)
-            near_run = any(
-                m.kind == RUN and m.suit == suit and any(m.low - 3 < p < m.low or m.high < p < m.high + 3 for p in positions)
-                for m in table
-            )
-            if not near_run:
-                dead += extra
-        return dead
 
     # ----------------------------------------------------------------------------------------------------------
     # Opening: the rest after the opening and the same-turn lay-offs
