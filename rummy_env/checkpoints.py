@@ -189,10 +189,7 @@ def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
             f"{meta_path}: format {meta['format']!r} version {meta['format_version']!r}; expected {FORMAT!r} "
             f"version {FORMAT_VERSION}"
         )
-    if meta["weights_file"] != weights_path.name:
-        raise CheckpointError(
-            f"{meta_path}: names weights file {meta['weights_file']!r}; expected {weights_path.name!r}"
-        )
+    # weights_file is informative only: a checkpoint may be renamed or copied (X.* -> Y.*); the hash ties the pair
     digest = sha256_file(weights_path)
     if digest != meta["weights_sha256"]:
         raise CheckpointError(

@@ -47,6 +47,7 @@ from .melds import GROUP, MAX_POS, RUN, can_make_contract, group_spec_cards, mel
 ACTION_KINDS = (
     "draw_stock",
     "draw_discard",
+    "pickup",
     "buy",
     "pass",
     "meld",
@@ -55,6 +56,7 @@ ACTION_KINDS = (
     "place_joker",
     "discard",
     "go_out",
+    "declare",
 )
 
 Policy = Callable[[Any, list[int], random.Random], int]
@@ -66,7 +68,7 @@ class _Classifier:
     def __init__(self, layout: Any):
         ranges = sorted(layout.ranges.values(), key=lambda r: r.start)
         self.starts = [r.start for r in ranges]
-        self.names = ["draw_stock" if r.name == "pickup" else r.name for r in ranges]
+        self.names = [r.name for r in ranges]
 
     def __call__(self, action: int) -> str:
         return self.names[bisect.bisect_right(self.starts, action) - 1]
@@ -194,6 +196,8 @@ def biased_policy(state: Any, legal: list[int], rng: random.Random) -> int:
             else:
                 chance = 0.04
             return by["buy"][0] if rng.random() < chance else by["pass"][0]
+        if "pickup" in by and rng.random() < 0.5:
+            return rng.choice(by["pickup"])  # deep pickups are offered only when the card can reach the table
         if useful and rng.random() < 0.92:
             return by["draw_discard"][0]
         return by["draw_stock"][0] if rng.random() < 0.95 else rng.choice(legal)

@@ -262,3 +262,9 @@ def test_act_masks_illegal_actions() -> None:
     probs = torch.softmax(net.masked_logits(torch.as_tensor(obs), torch.as_tensor(mask)), -1).detach().numpy()
     assert (probs[mask == 0] == 0).all()
     np.testing.assert_allclose(probs.sum(1), 1, rtol=1e-5)
+
+
+def test_a_renamed_copy_loads(ckpt: Path, tmp_path: Path) -> None:
+    for suffix in (".safetensors", ".json"):
+        shutil.copy(ckpt.with_suffix(suffix), tmp_path / f"renamed{suffix}")
+    assert load_checkpoint(tmp_path / "renamed").metadata["weights_file"] == "pol.safetensors"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -39,69 +40,32 @@ def ppo():
     return _load("ppo")
 
 
-TINY = [
-    "--total-steps",
-    "512",
-    "--steps-per-update",
-    "256",
-    "--num-envs",
-    "2",
-    "--trunk",
-    "[16]",
-    "--eval-every",
-    "1",
-    "--eval-sessions",
-    "1",
-    "--final-eval-sessions",
-    "2",
-    "--eval-workers",
-    "1",
-    "--progress-bar",
-    "false",
-]
+TINY = (
+    "--total-steps 512 --steps-per-update 256 --num-envs 2 --trunk [16] --eval-every 1 --eval-sessions 1 "
+    "--final-eval-sessions 2 --eval-workers 1 --progress-bar false"
+).split()
 
 
 # ---- smoke runs of each script, by subprocess -------------------------------------------------------------------
 @pytest.mark.parametrize(
     "args",
     [
-        ["--set", "env_config={rounds: [1]}", "--num-workers", "1"],
-        [
-            "--profile",
-            "contract_gamerules",
-            "--num-players",
-            "3",
-            "--num-workers",
-            "0",
-            "--set",
-            "env_config={rounds: [1]}",
-        ],
-        ["--profile", "continental", "--num-players", "5", "--num-workers", "0", "--set", "env_config={deals: 1}"],
+        "--num-workers 1 --bc-decisions 300 --set 'env_config={rounds: [1]}'",
+        "--profile contract_gamerules --num-players 3 --num-workers 0 --set 'env_config={rounds: [1]}'",
+        "--profile continental --num-players 5 --num-workers 0 --set 'env_config={deals: 1}'",
     ],
-    ids=["contract-worker", "contract_gamerules-3", "continental-5"],
+    ids=["contract-worker-warm-start", "contract_gamerules-3", "continental-5"],
 )
-def test_ppo_script_smoke(tmp_path: Path, args: list[str]) -> None:
+def test_ppo_script_smoke(tmp_path: Path, args: str) -> None:
     save = tmp_path / "ckpt"
-    out = subprocess.run(
-        [
-            sys.executable,
-            str(TRAINING / "ppo.py"),
-            *TINY,
-            *args,
-            "--runs-dir",
-            str(tmp_path / "runs"),
-            "--save-path",
-            str(save),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-    )
+    cmd = [sys.executable, str(TRAINING / "ppo.py"), *TINY, *shlex.split(args)]
+    cmd += ["--runs-dir", str(tmp_path / "runs"), "--save-path", str(save)]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "env steps" in out.stdout and "vs random" in out.stdout
     meta = json.loads(save.with_suffix(".json").read_text())
     assert meta["training_steps"] >= 512 and meta["evaluation"]["random"]["sessions"] == 2
+    assert meta["warm_start"] == ({"teacher": "heuristic", "decisions": 512} if "bc-decisions" in args else {})
     run = next((tmp_path / "runs").iterdir())
     assert run.name.split("__")[:3] == [meta["profile"], "ppo", "1"]
     assert any(p.name.startswith("events.out.tfevents") for p in run.iterdir())
@@ -111,38 +75,13 @@ def test_ppo_script_smoke(tmp_path: Path, args: list[str]) -> None:
 def test_sb3_script_smoke(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
     save = tmp_path / "sb3"
-    out = subprocess.run(
-        [
-            sys.executable,
-            str(TRAINING / "sb3_maskable_ppo.py"),
-            "--total-timesteps",
-            "256",
-            "--n-envs",
-            "2",
-            "--n-steps",
-            "64",
-            "--batch-size",
-            "64",
-            "--net-arch",
-            "[16]",
-            "--set",
-            "env_config={rounds: [1]}",
-            "--final-eval-sessions",
-            "2",
-            "--eval-workers",
-            "1",
-            "--progress-bar",
-            "false",
-            "--runs-dir",
-            str(tmp_path / "runs"),
-            "--save-path",
-            str(save),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
+    args = (
+        "--total-timesteps 256 --n-envs 2 --n-steps 64 --batch-size 64 --net-arch [16] --final-eval-sessions 2 "
+        "--eval-workers 1 --progress-bar false --set 'env_config={rounds: [1]}'"
     )
+    cmd = [sys.executable, str(TRAINING / "sb3_maskable_ppo.py"), *shlex.split(args)]
+    cmd += ["--runs-dir", str(tmp_path / "runs"), "--save-path", str(save)]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     from rummy_env.checkpoints import load_checkpoint
 

@@ -67,6 +67,7 @@ import rummy_env  # noqa: E402
 from rummy_env import bots as bot_registry  # noqa: E402
 
 ROLES = ("current", "past", "heuristic", "random")
+RECORDED = ("current", "teacher")  # roles whose decisions are training data
 
 
 @dataclass
@@ -134,6 +135,13 @@ class Config:
     """frozen snapshots kept (the oldest leaves first)"""
     pool_checkpoints: list = field(default_factory=list)
     """checkpoint paths added to the frozen part of the pool (e.g. a shipped checkpoint)"""
+    # --- warm start ---
+    bc_decisions: int = 0
+    """decisions of a teacher bot to imitate before PPO (behaviour cloning of policy and value; 0: none)"""
+    bc_teacher: str = "heuristic"
+    """the bot imitated by the warm start (it plays every seat of the warm-start tables)"""
+    bc_epochs: int = 2
+    """passes over each warm-start rollout"""
     # --- evaluation, logging, checkpoints ---
     eval_every: int = 10
     """updates between evaluations (0: only at the end)"""
@@ -167,7 +175,7 @@ class Config:
 class Collector:
     """``num_envs`` tables and the pool of players; ``collect(n)`` steps them ``n`` times in all."""
 
-    def __init__(self, cfg: Config, num_envs: int, worker: int):
+    def __init__(self, cfg: Config, num_envs: int, worker: int, teacher: str | None = None):
         import torch
 
         from rummy_env.policy import architecture, build_policy
@@ -183,14 +191,12 @@ class Collector:
         self.model = build_policy(self.arch)
         self.snapshots: dict[str, Any] = {}
         self.weights = pool_weights(cfg, kwargs)
+        # warm start: the teacher bot plays every seat and its decisions are recorded (behaviour cloning)
+        self.teacher = teacher
         # one bot object per (table, seat) for the bot roles, re-seeded at every deal
+        kinds = {"teacher": teacher} if teacher else {r: r for r in ("heuristic", "random") if self.weights[r] > 0}
         self.bots = [
-            {
-                r: [bot_registry.load(r, seed=0) for _ in range(self.n)]
-                for r in ("heuristic", "random")
-                if self.weights[r] > 0
-            }
-            for _ in self.envs
+            {r: [bot_registry.load(b, seed=0) for _ in range(self.n)] for r, b in kinds.items()} for _ in self.envs
         ]
         self.roles: list[list[str]] = [[] for _ in self.envs]
         self.chain: list[dict[int, int]] = [{} for _ in self.envs]  # seat -> id of its chain of decisions this deal
@@ -238,20 +244,22 @@ class Collector:
         roles = list(self.rng.choice(ROLES, size=self.n, p=p / p.sum()))
         if "current" not in roles:
             roles[int(self.rng.integers(self.n))] = "current"
+        if self.teacher:
+            roles = ["teacher"] * self.n
         names = sorted(self.snapshots)
         for s, role in enumerate(roles):
             if role == "past":
                 roles[s] = "past:" + names[int(self.rng.integers(len(names)))]
-            elif role in ("heuristic", "random"):
+            elif role in self.bots[e]:
                 self.bots[e][role][s].reset(int(self.rng.integers(2**31)))
         self.roles[e] = roles
         self.open[e] = {}
         self.chain[e] = {}
         for s, role in enumerate(roles):
-            if role == "current":
+            if role in RECORDED:
                 self.chain[e][s] = self.next_chain
                 self.next_chain += 1
-        self.episode_return[e] = {s: 0.0 for s, r in enumerate(roles) if r == "current"}
+        self.episode_return[e] = {s: 0.0 for s, r in enumerate(roles) if r in RECORDED}
         env.reset(seed=int(self.rng.integers(2**31)))
 
     # collection --------------------------------------------------------------------------------------------------
@@ -277,16 +285,21 @@ class Collector:
                     chosen[e] = self.bots[e][role][seat].act(env, env.agent_selection)
                 else:
                     groups[role].append(e)
-            # 2. batched forward passes: the current network (recorded) and each frozen snapshot (not recorded)
+            # 2. batched forward passes: the current network (recorded) and each frozen snapshot (not recorded);
+            #    in a warm start the teacher's decisions are recorded, with the current network's values
             for role, es in groups.items():
                 views = [self.envs[e].observe(self.envs[e].agent_selection) for e in es]
                 o = np.stack([v["observation"] for v in views])
                 m = np.stack([v["action_mask"] for v in views])
-                net = self.model if role == "current" else self.snapshots[role[5:]]
-                a, lp, v = net.act(o, m, rng=self.rng)
+                if role == "teacher":
+                    a = np.array([self._teacher_act(e) for e in es], dtype=np.int64)
+                    lp, v = np.zeros(len(es), dtype=np.float32), self._values(o)
+                else:
+                    net = self.model if role == "current" else self.snapshots[role[5:]]
+                    a, lp, v = net.act(o, m, rng=self.rng)
                 for k, e in enumerate(es):
                     chosen[e] = int(a[k])
-                    if role != "current":
+                    if role not in RECORDED:
                         continue
                     seat = self.envs[e].agent_name_mapping[self.envs[e].agent_selection]
                     i = len(actions)
@@ -351,6 +364,10 @@ class Collector:
             "episodes": self.episodes,
             "reward_after_cut": self.reward_after_cut,
         }
+
+    def _teacher_act(self, e: int) -> int:
+        env = self.envs[e]
+        return self.bots[e]["teacher"][env.agent_name_mapping[env.agent_selection]].act(env, env.agent_selection)
 
     def _values(self, obs: np.ndarray) -> np.ndarray:
         import torch
@@ -423,8 +440,11 @@ def gae(
 # ====================================================================================================================
 
 
-def ppo_update(model: Any, optimizer: Any, batch: dict[str, Any], cfg: Config, rng: np.random.Generator) -> dict:
-    """PPO-clip epochs over ``batch``; the stored masks give each row's legal actions."""
+def ppo_update(
+    model: Any, optimizer: Any, batch: dict[str, Any], cfg: Config, rng: np.random.Generator, imitate: bool = False
+) -> dict:
+    """PPO-clip epochs over ``batch``; the stored masks give each row's legal actions. ``imitate``: the warm start's
+    behaviour cloning instead (cross-entropy to the recorded teacher actions, plus the same value regression)."""
     import torch
     from torch import nn
 
@@ -445,12 +465,23 @@ def ppo_update(model: Any, optimizer: Any, batch: dict[str, Any], cfg: Config, r
     advantages, returns = torch.from_numpy(adv_np), torch.from_numpy(ret_np)
     mb_size = max(1, math.ceil(n / cfg.num_minibatches))
     stats: dict[str, list[float]] = defaultdict(list)
-    for _epoch in range(cfg.update_epochs):
+    for _epoch in range(cfg.bc_epochs if imitate else cfg.update_epochs):
         perm = rng.permutation(n)
         for start in range(0, n, mb_size):
             mb = perm[start : start + mb_size]
             k = int(counts[mb].max())  # rows are packed to the left: trim the padding this minibatch does not need
             logp, entropy, value = model.evaluate(obs[mb], index[mb, :k], valid[mb, :k], position[mb])
+            if imitate:
+                v_loss = 0.5 * ((value - returns[mb]) ** 2).mean()
+                loss = -logp.mean() + cfg.vf_coef * v_loss
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+                optimizer.step()
+                stats["imitation_loss"].append(-logp.mean().item())
+                stats["value_loss"].append(v_loss.item())
+                stats["teacher_action_prob"].append(logp.exp().mean().item())
+                continue
             log_ratio = logp - old_logp[mb]
             ratio = log_ratio.exp()
             with torch.no_grad():
@@ -489,9 +520,9 @@ def ppo_update(model: Any, optimizer: Any, batch: dict[str, Any], cfg: Config, r
 # ====================================================================================================================
 
 
-def worker_main(conn: Any, cfg: Config, num_envs: int, worker: int) -> None:
+def worker_main(conn: Any, cfg: Config, num_envs: int, worker: int, teacher: str | None = None) -> None:
     """Worker loop: ``("collect", weights, snapshots, steps)`` -> rollout; ``("close",)`` -> exit."""
-    collector = Collector(cfg, num_envs, worker)
+    collector = Collector(cfg, num_envs, worker, teacher)
     while True:
         msg = conn.recv()
         if msg[0] == "close":
@@ -510,7 +541,7 @@ def worker_main(conn: Any, cfg: Config, num_envs: int, worker: int) -> None:
 class Rollouts:
     """The collectors: in this process (``num_workers = 0``) or in worker processes collecting ahead."""
 
-    def __init__(self, cfg: Config):
+    def __init__(self, cfg: Config, teacher: str | None = None):
         self.cfg = cfg
         k = max(1, cfg.num_workers)
         envs = [cfg.num_envs // k + (w < cfg.num_envs % k) for w in range(k)]
@@ -518,7 +549,7 @@ class Rollouts:
         self.steps = steps
         self.known: list[set[str]] = [set() for _ in range(k)]
         if cfg.num_workers == 0:
-            self.local = Collector(cfg, envs[0], 0)
+            self.local = Collector(cfg, envs[0], 0, teacher)
             self.conns: list[Any] = []
         else:
             self.local = None
@@ -526,7 +557,7 @@ class Rollouts:
             self.conns, self.procs = [], []
             for w in range(k):
                 parent, child = ctx.Pipe()
-                p = ctx.Process(target=worker_main, args=(child, cfg, envs[w], w), daemon=True)
+                p = ctx.Process(target=worker_main, args=(child, cfg, envs[w], w, teacher), daemon=True)
                 p.start()
                 self.conns.append(parent)
                 self.procs.append(p)
@@ -586,6 +617,38 @@ def merge_batches(parts: list[dict[str, Any]]) -> dict[str, Any]:
     out["collect_seconds"] = max(p["collect_seconds"] for p in parts)
     out["collect_cpu_seconds"] = max(p["collect_cpu_seconds"] for p in parts)
     return out
+
+
+# ====================================================================================================================
+# Warm start: behaviour cloning of a teacher bot before PPO
+# ====================================================================================================================
+
+
+def warm_start(model: Any, optimizer: Any, cfg: Config, rng: np.random.Generator, writer: Any) -> int:
+    """Imitate ``cfg.bc_teacher`` playing every seat for ``cfg.bc_decisions`` decisions (policy: cross-entropy to
+    its actions; value: GAE returns of its play); the same rollout machinery, with the teacher's actions recorded."""
+    teacher = Rollouts(cfg, teacher=cfg.bc_teacher)
+    done = 0
+    try:
+        if cfg.num_workers:
+            teacher.request(model.numpy_state(), {})
+        while done < cfg.bc_decisions:
+            batch = teacher.receive() if cfg.num_workers else teacher.collect_now(model.numpy_state(), {})
+            done += batch["env_steps"]
+            if cfg.num_workers and done < cfg.bc_decisions:
+                teacher.request(model.numpy_state(), {})
+            stats = ppo_update(model, optimizer, batch, cfg, rng, imitate=True)
+            for k, v in stats.items():
+                writer.add_scalar(f"warm_start/{k}", v, done)
+            if cfg.progress_bar or done >= cfg.bc_decisions:
+                print(
+                    f"warm start: {done} {cfg.bc_teacher} decisions imitated, its action's probability "
+                    f"{stats['teacher_action_prob']:.3f}",
+                    flush=True,
+                )
+    finally:
+        teacher.close()
+    return done
 
 
 # ====================================================================================================================
@@ -662,8 +725,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     rng = np.random.default_rng([cfg.seed, 10_000 + update])
     start_step = global_step
     num_updates = max(1, math.ceil(cfg.total_steps / cfg.steps_per_update))
-    rollouts = Rollouts(cfg)
     start = time.perf_counter()
+    bc_done = 0
+    if cfg.resume:
+        bc_done = int(ckpt.metadata.get("warm_start", {}).get("decisions", 0))
+    elif cfg.bc_decisions:
+        bc_done = warm_start(model, optimizer, cfg, rng, writer)
+    rollouts = Rollouts(cfg)
     last_eval: dict[str, Any] = {}
     history: list[dict[str, Any]] = []
 
@@ -676,6 +744,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "config": dataclasses.asdict(cfg),
             "evaluation": evaluation,
             "algorithm": "ppo (training/ppo.py)",
+            "warm_start": {"teacher": cfg.bc_teacher, "decisions": bc_done} if bc_done else {},
             "run_name": name,
             "training_state": {
                 "update": update,

@@ -110,7 +110,9 @@ def build_config(cfg: Config) -> Any:
 
     from rummy_env.integrations.rllib import masked_ppo_config
 
-    env_cfg = {k: list(v) if isinstance(v, tuple) else v for k, v in env_kwargs(cfg.env_config, cfg.num_players).items()}
+    env_cfg = {
+        k: list(v) if isinstance(v, tuple) else v for k, v in env_kwargs(cfg.env_config, cfg.num_players).items()
+    }
     model_config = {
         "fcnet_hiddens": list(cfg.hidden),
         "fcnet_activation": cfg.activation,
@@ -197,7 +199,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             row = {
                 "iteration": it,
                 "env_steps": _lifetime_steps(result),
-                "module_returns": {k: round(float(v), 3) for k, v in env.get("module_episode_returns_mean", {}).items()},
+                "module_returns": {
+                    k: round(float(v), 3) for k, v in env.get("module_episode_returns_mean", {}).items()
+                },
                 "main_minus_frozen": env.get("self_play/main_minus_frozen_return"),
                 "league": list(result.get("self_play", {}).get("opponents", [])),
                 "seconds": round(time.perf_counter() - start, 1),

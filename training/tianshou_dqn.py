@@ -144,37 +144,22 @@ def build(cfg: Config) -> dict[str, Any]:
         "collector": collector,
         "num_players": env.env.num_players,
         "env_kwargs": kwargs,
+        "cfg": cfg,
     }
 
 
-def main(argv: list[str] | None = None) -> dict[str, Any]:
-    """Train with the config from the command line, export, evaluate; returns a summary."""
-    cfg: Config = parse_config(Config, argv, description=__doc__.splitlines()[0])
-    import torch
+def train(cfg: Config, parts: dict[str, Any], logger: Any = None) -> Any:
+    """Run Tianshou's off-policy trainer on ``parts`` (from ``build``); returns its ``InfoStats``."""
     from tianshou.trainer import OffPolicyTrainerParams
 
-    from rummy_env.integrations.tianshou import export_qnet
-
-    torch.set_num_threads(cfg.torch_threads)
-    parts = build(cfg)
     policy, collector = parts["policy"], parts["collector"]
-    name = run_name(cfg.profile, "tianshou_dqn", cfg.seed)
-    run_dir = Path(cfg.runs_dir) / name
-    run_dir.mkdir(parents=True, exist_ok=True)
-    logger = None
-    if cfg.tensorboard:
-        from tianshou.utils import TensorboardLogger
-        from torch.utils.tensorboard import SummaryWriter
-
-        logger = TensorboardLogger(SummaryWriter(str(run_dir)))
 
     def training_fn(epoch: int, env_step: int) -> None:
         frac = min(1.0, env_step / max(1, cfg.eps_decay_steps))
         policy.set_eps_training(cfg.eps_start + frac * (cfg.eps_end - cfg.eps_start))
 
     collector.reset()
-    start = time.perf_counter()
-    stats = parts["algorithm"].run_training(
+    return parts["algorithm"].run_training(
         OffPolicyTrainerParams(
             training_collector=collector,
             test_collector=None,
@@ -190,6 +175,27 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             show_progress=cfg.progress_bar,
         )
     )
+
+
+def run(cfg: Config) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Train, export, evaluate; returns (summary, the Tianshou pieces of ``build``)."""
+    import torch
+
+    from rummy_env.integrations.tianshou import export_qnet
+
+    torch.set_num_threads(cfg.torch_threads)
+    parts = build(cfg)
+    name = run_name(cfg.profile, "tianshou_dqn", cfg.seed)
+    run_dir = Path(cfg.runs_dir) / name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    logger = None
+    if cfg.tensorboard:
+        from tianshou.utils import TensorboardLogger
+        from torch.utils.tensorboard import SummaryWriter
+
+        logger = TensorboardLogger(SummaryWriter(str(run_dir)))
+    start = time.perf_counter()
+    stats = train(cfg, parts, logger)
     wall = time.perf_counter() - start
     steps = int(stats.train_step)
     ckpt = run_dir / "checkpoints" / "final"
@@ -203,24 +209,38 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     export_qnet(parts["qnet"], ckpt, **meta)
     evaluation: dict[str, Any] = {}
     for opp in cfg.eval_opponents if cfg.final_eval_sessions else []:
-        evaluation[opp] = evaluate_checkpoint(str(ckpt), opp, cfg.final_eval_sessions, seed=999, workers=cfg.eval_workers)
-    extra = {"wall_seconds": round(wall, 1), "machine": machine(), "run_name": name, "gradient_steps": int(stats.update_step)}
+        evaluation[opp] = evaluate_checkpoint(
+            str(ckpt), opp, cfg.final_eval_sessions, seed=999, workers=cfg.eval_workers
+        )
+    extra = {
+        "wall_seconds": round(wall, 1),
+        "machine": machine(),
+        "run_name": name,
+        "update_steps": int(stats.update_step),
+    }
     for target in [ckpt, *([cfg.save_path] if cfg.save_path else [])]:
         export_qnet(parts["qnet"], target, evaluation=evaluation, **meta, **extra)
     print(f"\n{cfg.profile} ({parts['num_players']} players): {steps} learner decisions, {stats.train_episode} "
-          f"episodes, {stats.update_step} gradient steps in {wall:.0f} s; checkpoint {cfg.save_path or ckpt}")  # fmt: skip
+          f"episodes, {stats.update_step} update steps in {wall:.0f} s; checkpoint {cfg.save_path or ckpt}")  # fmt: skip
     for m in evaluation.values():
         print("  " + format_match(m))
     parts["venv"].close()
-    return {
+    summary = {
         "run": name,
         "checkpoint": str(cfg.save_path or ckpt),
         "learner_steps": steps,
         "episodes": int(stats.train_episode),
-        "gradient_steps": int(stats.update_step),
+        "update_steps": int(stats.update_step),
         "wall_seconds": wall,
         "evaluation": evaluation,
     }
+    return summary, parts
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    """Train with the config from the command line, export, evaluate; returns a summary."""
+    cfg: Config = parse_config(Config, argv, description=__doc__.splitlines()[0])
+    return run(cfg)[0]
 
 
 if __name__ == "__main__":

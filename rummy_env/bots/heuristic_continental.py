@@ -45,6 +45,7 @@ def _pos_kind(suit: int, pos: int) -> int:
 # The distance to going out
 # --------------------------------------------------------------------------------------------------------------
 
+
 class RunPlanner:
     """Best run plans of a hand for the rules' run-length patterns, memoised per suit.
 
@@ -78,9 +79,7 @@ class RunPlanner:
         }
         # ways to open runs at one position: one run of each length, two runs of any two lengths
         one = [((L,), self._code([L])) for L in self.lengths]
-        two = [
-            ((L1, L2), self._code([L1, L2])) for i, L1 in enumerate(self.lengths) for L2 in self.lengths[i:]
-        ]
+        two = [((L1, L2), self._code([L1, L2])) for i, L1 in enumerate(self.lengths) for L2 in self.lengths[i:]]
         self.opens = (((), 0),), (((), 0), *one), (((), 0), *one, *two)
         self._memo = self._MEMOS.setdefault(self.lengths + (0,) + tuple(self.patterns), {})
 
@@ -395,7 +394,7 @@ class ContinentalHeuristic:
         tied = [k for k in cands if dist[k] == low]
         live = view.unseen()
         scores = {k: self.keep_value(view, k, live) for k in tied}
-        top = min(scores.values())
+        top = min(scores[k] for k in tied)
         best = [k for k in tied if scores[k] <= top + 1e-9]
         return best[int(self.rng.integers(len(best)))] if len(best) > 1 else best[0]
 

@@ -17,6 +17,7 @@ Every decision reads only the ``PublicView``.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from itertools import combinations
 from typing import Any
 
@@ -157,7 +158,9 @@ def gamerules_structure(
                 used[k] += 1
                 want -= 1
     used[JOKER] = min(jokers, n_missing)
-    melds = tuple((RUN, s, lo, lo + size_r - 1) for s, lo in runs) + tuple((GROUP, q + 1) for q, _, _ in chosen if q >= 0)
+    melds = tuple((RUN, s, lo, lo + size_r - 1) for s, lo in runs) + tuple(
+        (GROUP, q + 1) for q, _, _ in chosen if q >= 0
+    )
     return Structure(cost, missing, tuple(used), melds)
 
 
@@ -239,12 +242,72 @@ class GamerulesHeuristic(ContractHeuristic):
     #: a pickup that completes the contract is taken when the cards stuck after opening weigh less than the
     #: hand now by this much (10 per card plus the penalty points, as in ``rest_after_opening``)
     pickup_margin: float = 0.0
+    #: a round older than this many turns per seat has stalled (nine rounds in ten end before)
+    stall_turns_per_seat: float = 12.0
+    #: in a stalled round, a card counts as coming round only if it was seen in the pile this recently (turns
+    #: per seat)
+    seen_window_per_seat: float = 6.0
 
     def __init__(self, rng: np.random.Generator, style: ContractStyle | None = None):
         super().__init__(rng, style)
+        # what this seat remembers of the round so far (public facts it saw at its own decisions): when each
+        # card of its hand arrived, and when each kind was last seen in the discard pile
+        self._round_key: tuple[int, int] | None = None
+        self._arrived: dict[int, list[int]] = {}
+        self._pile_seen: dict[int, int] = {}
 
     def __deepcopy__(self, memo: dict[int, Any]) -> GamerulesHeuristic:
-        return GamerulesHeuristic(copy.deepcopy(self.rng, memo), self.style)
+        new = GamerulesHeuristic(copy.deepcopy(self.rng, memo), self.style)
+        new._round_key = self._round_key
+        new._arrived = {k: list(v) for k, v in self._arrived.items()}
+        new._pile_seen = dict(self._pile_seen)
+        return new
+
+    # ----------------------------------------------------------------------------------------------------------
+    # Entry point: remember, then decide (a stalled round is judged by what circulates)
+    # ----------------------------------------------------------------------------------------------------------
+    def decide(self, view: PublicView) -> int:
+        """Update the memory of the round, then decide as in ``contract`` (with the gamerules measures)."""
+        self.remember(view)
+        if self.stalled(view):
+            view = self.with_circulating_live(view)
+        return super().decide(view)
+
+    def remember(self, view: PublicView) -> None:
+        """Note when each own card arrived and which kinds are in the pile (a new round starts afresh)."""
+        key = (view.round, view.scores)
+        if key != self._round_key:
+            self._round_key = key
+            self._arrived = {}
+            self._pile_seen = {}
+        for k in range(NUM_KINDS):
+            have = self._arrived.setdefault(k, [])
+            while len(have) < view.hand[k]:
+                have.append(view.turn)
+            del have[view.hand[k] :]
+        for k in view.discard:
+            self._pile_seen[k] = view.turn
+
+    def stalled(self, view: PublicView) -> bool:
+        """The round has run long: the cards that matter are stuck in hands, the others go round and round."""
+        return view.turn > self.stall_turns_per_seat * view.num_players
+
+    def with_circulating_live(self, view: PublicView) -> PublicView:
+        """The view with its 'live' cards (``unseen()``) replaced by what a player believes still comes round in a
+        stalled round: the pile (it is reshuffled into the stock) and the unseen cards seen in the pile lately;
+        an unseen card not seen for long is held by an opponent for good."""
+        window = self.seen_window_per_seat * view.num_players
+        unseen = view.unseen()
+        pile = [0] * NUM_KINDS
+        for k in view.discard:
+            pile[k] += 1
+        live = [
+            pile[k] + (unseen[k] if view.turn - self._pile_seen.get(k, -(10**6)) <= window else 0)
+            for k in range(NUM_KINDS)
+        ]
+        out = dataclasses.replace(view)
+        out.__dict__["_unseen"] = tuple(live)  # the cached ``unseen()`` of the copy
+        return out
 
     # ----------------------------------------------------------------------------------------------------------
     # Hand measures: the gamerules targets in place of the contract ones
@@ -263,9 +326,7 @@ class GamerulesHeuristic(ContractHeuristic):
         key = ("gf", hand, target, tuple(live))
         s = self._memo.get(key)
         if s is None:
-            s = self._memo[key] = gamerules_final_structure(
-                hand, target, live, view.contract[1], view.rules.run_min
-            )
+            s = self._memo[key] = gamerules_final_structure(hand, target, live, view.contract[1], view.rules.run_min)
         return s
 
     # ----------------------------------------------------------------------------------------------------------
@@ -372,6 +433,24 @@ class GamerulesHeuristic(ContractHeuristic):
         if best is not None and best[0] <= now:
             return best[3]
         return None
+
+    def discard_after_opening(self, view: PublicView) -> int:
+        """Down already: as in ``contract`` (the dearest card that will not go onto the table). In a stalled round
+        the cards held longest go first instead: a card kept for its low penalty is often the one an opponent not
+        yet down needs, and while everyone keeps his lowest cards nobody can ever go out."""
+        if not self.stalled(view):
+            return super().discard_after_opening(view)
+        kinds = self.discardable(view)
+        table = view.table()
+        can = playable(view.hand, table, view.rules)
+
+        def score(k: int) -> float:
+            if k == JOKER or can[k]:
+                return -1000.0
+            arrived = min(self._arrived.get(k) or [view.turn])
+            return (view.turn - arrived) + PENALTY[k] / 100.0
+
+        return self.pick_discard(view, kinds, score)
 
     def stuck(self, view: PublicView, hand: tuple[int, ...], table: list) -> int:
         """Cards of ``hand`` that cannot be laid off on ``table`` (chains followed)."""

@@ -63,9 +63,9 @@ def run_matches_ray(
 ) -> list[Any]:
     """``[fn(t) for t in tasks]``, each call a Ray task, results in task order.
 
-    ``fn`` and the tasks must be picklable (a module-level function such as ``play_session_task``; tasks of plain
-    data). ``address``: the cluster to join (``"auto"``, ``"ray://host:10001"``); without it and without a running
-    Ray, a local Ray is started with ``num_cpus`` CPUs (all by default) and shut down afterwards (``shutdown``
+    ``fn`` (any picklable callable: a module-level function such as ``play_session_task``, a ``functools.partial``,
+    a builtin; sent to the cluster once) and the tasks (plain data) must be picklable. ``address``: the cluster
+    to join (``"auto"``, ``"ray://host:10001"``); without it and without a running Ray, a local Ray is started with ``num_cpus`` CPUs (all by default) and shut down afterwards (``shutdown``
     overrides). ``max_in_flight`` bounds the tasks submitted at once (default: unbounded); ``progress(k)`` is
     called as each of the ``k`` finished tasks completes. A task that raises re-raises here (as Ray's
     ``RayTaskError``, which also derives from the original exception class).
@@ -74,10 +74,11 @@ def run_matches_ray(
 
     started = _ensure_ray(address, runtime_env, num_cpus)
     try:
-        remote = ray.remote(num_cpus=num_cpus_per_task)(fn)
+        apply = ray.remote(_apply).options(num_cpus=num_cpus_per_task)
+        fn_ref = ray.put(fn)  # shipped once, not with every task
         tasks = list(tasks)
         if max_in_flight is None or max_in_flight >= len(tasks):
-            refs = [remote.remote(t) for t in tasks]
+            refs = [apply.remote(fn_ref, t) for t in tasks]
             if progress is None:
                 return list(ray.get(refs))
             pending = list(refs)
@@ -92,7 +93,7 @@ def run_matches_ray(
         nxt = 0
         while nxt < len(tasks) or index:
             while nxt < len(tasks) and len(index) < max_in_flight:
-                index[remote.remote(tasks[nxt])] = nxt
+                index[apply.remote(fn_ref, tasks[nxt])] = nxt
                 nxt += 1
             done, _ = ray.wait(list(index), num_returns=1)
             for ref in done:
@@ -103,6 +104,10 @@ def run_matches_ray(
     finally:
         if shutdown or (shutdown is None and started):
             ray.shutdown()
+
+
+def _apply(fn: Callable[[Any], Any], task: Any) -> Any:
+    return fn(task)
 
 
 def play_session_task(task: tuple[str, int, Sequence[str], dict[str, Any], Any]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ several times in a row (draw, meld, lay off, discard), which RLlib's multi-agent
 
 from __future__ import annotations
 
+import functools
 import random
 import zlib
 from collections.abc import Sequence
@@ -109,8 +110,8 @@ class RummyMultiAgentEnv(PettingZooEnv):
 
     def step(self, action: dict) -> tuple[dict, dict, dict, dict, dict]:
         obs, rew, terminated, truncated, info = super().step(action)
-        for i in info.values():  # the mask is already in the observation: do not store it twice per step
-            i.pop("action_mask", None)
+        # the mask is already in the observation: do not store it twice per step (copies: these are the env's dicts)
+        info = {a: {k: v for k, v in i.items() if k != "action_mask"} for a, i in info.items()}
         return {a: adapt_observation(o) for a, o in obs.items()}, rew, terminated, truncated, info
 
 
@@ -193,10 +194,17 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
         return super().compute_values(batch, embeddings)
 
 
-
 def module_spec(model_config: dict[str, Any] | None = None) -> RLModuleSpec:
-    """The RLModuleSpec of ``MaskedPPOTorchRLModule`` (spaces are filled in by RLlib from the env)."""
-    return RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=dict(model_config or {}))
+    """The RLModuleSpec of ``MaskedPPOTorchRLModule``: RLlib's ``DefaultModelConfig`` updated with
+    ``model_config`` (spaces are filled in by RLlib from the env)."""
+    import dataclasses
+
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+    return RLModuleSpec(
+        module_class=MaskedPPOTorchRLModule,
+        model_config={**dataclasses.asdict(DefaultModelConfig()), **(model_config or {})},
+    )
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -245,9 +253,7 @@ class SelfPlayCallback(RLlibCallback):
     return minus the frozen seats' mean return (above zero: ``main`` beats its past versions).
     """
 
-    def __init__(
-        self, num_players: int, snapshot_every: int = 5, max_opponents: int = 4, self_play_share: float = 0.5
-    ):
+    def __init__(self, num_players: int, snapshot_every: int = 5, max_opponents: int = 4, self_play_share: float = 0.5):
         super().__init__()
         if snapshot_every < 1 or max_opponents < 1:
             raise ValueError("snapshot_every and max_opponents must be at least 1")
@@ -299,8 +305,18 @@ class SelfPlayCallback(RLlibCallback):
         else:  # overwrite the oldest snapshot in place
             module_id = min(self.opponents, key=lambda m: self.snapshot_iterations[m])
         algorithm.set_state({"learner_group": {"learner": {"rl_module": {module_id: main_state}}}})
+        # Algorithm.set_state syncs the EnvRunners with the learner's weights *sequence number*, which has not moved
+        # since the last training step, so they would skip it (and PPO's own sync only covers trained modules):
+        # the frozen copy would sample with its initial random weights. Push it to every EnvRunner explicitly.
+        for group in (algorithm.env_runner_group, getattr(algorithm, "eval_env_runner_group", None)):
+            if group is not None:
+                group.foreach_env_runner(functools.partial(_set_module_state, module_id=module_id, state=main_state))
         self.snapshot_iterations[module_id] = iteration
         return module_id
+
+
+def _set_module_state(env_runner: Any, module_id: str, state: dict[str, Any]) -> None:
+    env_runner.module[module_id].set_state(state)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -319,8 +335,6 @@ def masked_ppo_config(
 ) -> Any:
     """``config`` (a ``PPOConfig``) set up for ``profile``: the adapted env, the masked module as the shared
     ``main`` policy of every seat, and (``snapshot_every`` not None) the self-play callback."""
-    import functools
-
     env_cfg = {"profile": profile, **(env_config or {})}
     num_players = len(RummyMultiAgentEnv(env_cfg).possible_agents)
     config = (
