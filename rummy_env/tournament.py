@@ -58,7 +58,7 @@ _T975_SMALL = {
     5: 2.570581835636314,
 }
 
-BACKENDS = ("local",)
+BACKENDS = ("local", "ray")
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -423,7 +423,7 @@ def tournament(
     from tqdm import tqdm
 
     pool = None
-    if workers > 1:
+    if workers > 1 and backend == "local":
         import multiprocessing
 
         # fork where the platform has it (no re-import of the caller's __main__); spawn elsewhere. The workers
@@ -435,7 +435,14 @@ def tournament(
     records: list[dict[str, Any]] = []
     bar = tqdm(total=len(plans), desc=f"{profile} tournament", unit="session", file=sys.stderr, disable=not progress)
     try:
-        if pool is None:
+        if backend == "ray":
+            try:
+                from .integrations.ray_backend import play_session_task, run_matches_ray, session_tasks
+            except ImportError:
+                raise ValueError("backend='ray' needs ray: pip install 'rummy_env[rllib]'") from None
+            tasks = session_tasks(profile, n, specs, env_config, plans)
+            records = run_matches_ray(play_session_task, tasks, progress=bar.update)
+        elif pool is None:
             runner = SessionRunner(profile, n, specs, env_config)
             with _torch_threads(1):
                 for plan in plans:
