@@ -42,7 +42,17 @@ from typing import Any
 
 from .cards import JOKER, NUM_KINDS, NUM_RANKS, PENALTY
 from .engine import IllegalActionError, load_state, new_state
-from .melds import GROUP, MAX_POS, RUN, can_make_contract, group_spec_cards, meld_problem, pos_kind, run_spec_cards
+from .melds import (
+    GROUP,
+    MAX_POS,
+    RUN,
+    can_make_contract,
+    group_spec_cards,
+    layoff_fits,
+    meld_problem,
+    pos_kind,
+    run_spec_cards,
+)
 
 ACTION_KINDS = (
     "draw_stock",
@@ -60,6 +70,28 @@ ACTION_KINDS = (
 )
 
 Policy = Callable[[Any, list[int], random.Random], int]
+
+
+def _nothing_fits(s: Any) -> bool:
+    """Oracle of a blocked round: every seat is down and no card outside the table fits any table meld anywhere
+    (tried by brute force over every kind and end), nor can replace a joker of a run."""
+    if not all(s.opened):
+        return False
+    outside = list(s.copies)
+    for m in s.table:
+        for k in m.cards:
+            outside[k] -= 1
+    for m in s.table:
+        for k in range(NUM_KINDS):
+            if not outside[k]:
+                continue
+            if any(layoff_fits(m, k, end, s.rules) for end in (0, 1)):
+                return False
+            if m.kind == RUN and k != JOKER:
+                for i, c in enumerate(m.cards):
+                    if c == JOKER and k == (m.suit * NUM_RANKS + (0 if m.low + i == MAX_POS else m.low + i - 1)):
+                        return False
+    return True
 
 
 class _Classifier:
@@ -277,6 +309,7 @@ class _Counts:
         self.go_outs_r7 = 0
         self.exhausted = 0
         self.turn_cap = 0
+        self.blocked = 0
         self.rounds = 0
         self.json_round_trips = 0
         self.clone_checks = 0
@@ -410,10 +443,12 @@ class _Session:
         # the hands' penalties, where the action may end the round (cheap check first)
         if (
             kind == "go_out"
-            or (kind == "discard" and (s.hand_size[p] == 1 or s.turn >= self.rules.turn_cap))
+            or (kind == "discard" and (s.hand_size[p] == 1 or s.turn >= self.rules.turn_cap or all(s.opened)))
             or (kind in ("draw_stock", "pass", "buy") and len(s.stock) <= 1)
         ):
             pre["pen"] = [s.penalty(q) for q in range(s.n)]
+            if kind == "discard" and all(s.opened):
+                pre["blocked"] = _nothing_fits(s)  # a discard moves a card between hand and pile: both outside
         return pre
 
     def _check_transition(self, action: int, kind: str, pre: dict[str, Any]) -> None:
@@ -599,6 +634,10 @@ class _Session:
                 if reason != "out" or winner != p:
                     _fail(f"discarding the last card should win the round, got {res}")
                 want[p] = 0
+            elif reason == "blocked":
+                if winner is not None or not pre.get("blocked"):
+                    _fail(f"a discard ended the round as blocked ({res}) while a card could still be laid off")
+                want[p] -= PENALTY[k]
             else:
                 if reason != "turn_cap" or winner is not None or pre["turn"] != self.rules.turn_cap:
                     _fail(f"a discard ended the round with {res} at turn {pre['turn']}")
@@ -628,7 +667,7 @@ class _Session:
         self._count_round(reason, pre["round"])
         self._check_deal(pre)
 
-    def _count_round(self, reason: str, round_no: int) -> None:
+    def _count_round(self, reason: str, round_no: int) -> None:  # noqa: C901
         c = self.counts
         c.rounds += 1
         if reason == "out":
@@ -642,6 +681,8 @@ class _Session:
             c.exhausted += 1
         elif reason == "turn_cap":
             c.turn_cap += 1
+        elif reason == "blocked":
+            c.blocked += 1
 
     def _check_final_layout(self, p: int, hand: list[int]) -> None:
         s = self.state
@@ -1071,6 +1112,7 @@ def fuzz(
         "go_outs_r7": c.go_outs_r7,
         "exhausted_rounds": c.exhausted,
         "turn_cap_rounds": c.turn_cap,
+        "blocked_rounds": c.blocked,
         "checks": {
             "json_round_trips": c.json_round_trips,
             "clone_checks": c.clone_checks,

@@ -160,7 +160,7 @@ def test_decisions_do_not_change_when_hidden_cards_are_resampled():
 
     for seed in (3, 5):
         play(["heuristic", "heuristic", "heuristic", "random"], seed=seed, rounds=(1, 2, 5, 7), check=check)
-    assert checked > 1000
+    assert checked > 400
     assert {"draw", "act", "opening"} <= phases
     assert {"draw_stock", "draw_discard", "pickup", "meld", "lay_off", "discard"} <= kinds
 

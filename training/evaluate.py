@@ -80,7 +80,7 @@ def write_manifest(folder: Path, opponents: list[str], sessions: int, seed: int,
     return manifest
 
 
-def plot(run_dirs: list[str], out: str) -> None:
+def plot(run_dirs: list[str], out: str, labels: list[str] | None = None) -> None:
     """Learning curves of runs: evaluation scores against each opponent and the learners' mean episode return."""
     import matplotlib
 
@@ -88,9 +88,10 @@ def plot(run_dirs: list[str], out: str) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    for run in run_dirs:
+    for r, run in enumerate(run_dirs):
         rd = Path(run)
-        name = rd.name
+        name = labels[r] if labels else rd.name
+        tag = f"{name}: " if len(run_dirs) > 1 else ""
         evals = [json.loads(line) for line in (rd / "eval.jsonl").read_text().splitlines()]
         prog = [json.loads(line) for line in (rd / "progress.jsonl").read_text().splitlines()]
         opps = sorted({o for e in evals for o, m in e["eval"].items() if "skipped" not in m})
@@ -100,12 +101,12 @@ def plot(run_dirs: list[str], out: str) -> None:
             pol = [e["eval"][opp]["policy"] for e in evals if "skipped" not in e["eval"].get(opp, {"skipped": 1})]
             them = [e["eval"][opp]["opponents"] for e in evals if "skipped" not in e["eval"].get(opp, {"skipped": 1})]
             metric = evals[-1]["eval"][opp]["metric"]
-            (line,) = axes[0].plot(xs, pol, marker="o", label=f"policy vs {opp}")
-            axes[0].plot(xs, them, ls="--", color=line.get_color(), label=f"{opp} (same tables)")
+            (line,) = axes[0].plot(xs, pol, marker="o", label=f"{tag}policy vs {opp}")
+            axes[0].plot(xs, them, ls="--", color=line.get_color(), label=f"{tag}{opp} (same tables)")
         axes[0].set_xlabel("environment steps")
         axes[0].set_ylabel(metric.replace("_", " "))
-        axes[0].set_title(f"greedy evaluation during training ({name.split('__')[0]})")
-        axes[0].legend(fontsize=8)
+        axes[0].set_title(f"greedy evaluation during training ({rd.name.split('__')[0]})")
+        axes[0].legend(fontsize=7, loc="best")
         xs = [p["global_step"] for p in prog if "episode_return" in p]
         ys = [p["episode_return"] for p in prog if "episode_return" in p]
         k = max(1, len(ys) // 50)
@@ -133,9 +134,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--manifest", metavar="DIR", help="evaluate every checkpoint in DIR and write DIR/manifest.json")
     p.add_argument("--plot", nargs="+", metavar="RUN_DIR", help="plot the learning curves of these runs")
     p.add_argument("--out", default="docs/learning_curve.png", help="PNG file for --plot")
+    p.add_argument("--labels", nargs="+", help="legend names of the --plot runs")
     args = p.parse_args(argv)
     if args.plot:
-        plot(args.plot, args.out)
+        plot(args.plot, args.out, args.labels)
     if args.manifest:
         write_manifest(Path(args.manifest), args.opponents, args.sessions, args.seed, args.workers)
     for path in args.checkpoints:

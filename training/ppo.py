@@ -95,7 +95,7 @@ class Config:
     torch_threads: int = 1
     """torch threads of the learner (and of each worker)"""
     # --- the network ---
-    trunk: list = field(default_factory=lambda: [256, 256])
+    trunk: list = field(default_factory=lambda: [128, 128])
     """sizes of the shared hidden layers (rummy_env.policy)"""
     activation: str = "tanh"
     """tanh or relu"""
@@ -731,7 +731,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         bc_done = int(ckpt.metadata.get("warm_start", {}).get("decisions", 0))
     elif cfg.bc_decisions:
         bc_done = warm_start(model, optimizer, cfg, rng, writer)
+    bc_seconds = time.perf_counter() - start
     rollouts = Rollouts(cfg)
+    ppo_start = time.perf_counter()  # throughput is PPO's: rollouts, updates and periodic evaluations
     last_eval: dict[str, Any] = {}
     history: list[dict[str, Any]] = []
 
@@ -744,7 +746,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "config": dataclasses.asdict(cfg),
             "evaluation": evaluation,
             "algorithm": "ppo (training/ppo.py)",
-            "warm_start": {"teacher": cfg.bc_teacher, "decisions": bc_done} if bc_done else {},
+            "warm_start": {"teacher": cfg.bc_teacher, "decisions": bc_done, "seconds": round(bc_seconds, 1)}
+            if bc_done
+            else {},
             "run_name": name,
             "training_state": {
                 "update": update,
@@ -793,7 +797,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             update_seconds, update_cpu = time.perf_counter() - t1, time.process_time() - c1
             # logging
             elapsed = time.perf_counter() - start
-            sps = (global_step - start_step) / max(elapsed, 1e-9)
+            sps = (global_step - start_step) / max(time.perf_counter() - ppo_start, 1e-9)
             writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], global_step)
             writer.add_scalar("charts/SPS", sps, global_step)
             writer.add_scalar("charts/learner_samples", len(batch["action"]), global_step)
@@ -849,6 +853,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     # --- end: final evaluation, checkpoints, summary ---------------------------------------------------------------
     wall = time.perf_counter() - start
+    ppo_wall = time.perf_counter() - ppo_start
     final_small: dict[str, Any] = {}
     if cfg.eval_every:
         final_small = evaluate_model(model, cfg, cfg.eval_opponents, cfg.eval_sessions, seed=update)
@@ -865,7 +870,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             )
     meta = metadata(evaluation)
     meta["training_state"]["wall_seconds"] = round(wall_before + wall, 1)
-    meta["throughput_env_steps_per_second"] = round((global_step - start_step) / wall)
+    meta["throughput_env_steps_per_second"] = round((global_step - start_step) / ppo_wall)
     meta["machine"] = machine()
     save_checkpoint(run_dir / "checkpoints" / "latest", model, meta, optimizer_tensors(optimizer))
     if cfg.save_path:
@@ -878,13 +883,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "env_steps": global_step,
         "updates": update,
         "wall_seconds": round(wall, 1),
-        "env_steps_per_second": round((global_step - start_step) / wall),
+        "env_steps_per_second": round((global_step - start_step) / ppo_wall),
         "evaluation": evaluation,
     }
     print(
-        f"\n{cfg.profile} ({num_players} players): {global_step - start_step} env steps in {wall:.0f} s "
-        f"({summary['env_steps_per_second']} steps/s incl. updates), {update} updates; checkpoint "
-        f"{summary['checkpoint']}"
+        f"\n{cfg.profile} ({num_players} players): {global_step - start_step} env steps of PPO in {ppo_wall:.0f} s "
+        f"({summary['env_steps_per_second']} steps/s incl. updates and evaluations), {update} updates"
+        + (f", after a {bc_seconds:.0f} s warm start" if bc_done else "")
+        + f"; checkpoint {summary['checkpoint']}"
     )
     for m in evaluation.values():
         print("  " + format_match(m))

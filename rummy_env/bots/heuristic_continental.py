@@ -463,7 +463,7 @@ class ContinentalHeuristic:
         gain = 0.0
         r = view.rules
         for k in range(NUM_KINDS):
-            if live[k] <= 0 or not self.could_raise_payment(view, hand, k, later):
+            if live[k] <= 0 or not self.could_raise_payment(hand, k):
                 continue
             hand[k] += 1
             best = later
@@ -479,7 +479,8 @@ class ContinentalHeuristic:
         expected_wait = (1 - risk) * (later + gain) * (n - 1) - risk * st.opponent_payment
         return expected_wait > st.wait_margin * now * (n - 1)
 
-    def could_raise_payment(self, view: ContinentalView, hand: list[int], kind: int, pay: int) -> bool:
+    @staticmethod
+    def could_raise_payment(hand: list[int], kind: int) -> bool:
         """Quick filter before the exact check: adding ``kind`` (and dropping some card) can raise the payment only
         if it is a wild, if the hand holds wilds that a natural could replace (the no-wild bonus) or if it keeps all
         naturals in one suit."""

@@ -11,7 +11,15 @@ What changes from ``heuristic_contract``, and the idea behind each change:
 | round 7: three runs of three different suits, the whole hand | the round-7 target (``gamerules_final_structure``) is three runs, one per suit; any pickup or discard top that lets the hand go out at once is taken |
 | no buying | no buy decisions |
 
-Every decision reads only the ``PublicView``.
+A round can *freeze*: every seat is down (no new meld may appear, B.2-6), every set is full and no card outside
+the table fits a run end, so nobody can ever go out and only the engine's turn cap ends it. With 3-4 players this is
+most rounds 1 (two sets) and many rounds 2, 4, 5 between strong players; a lone opener in round 1 can never go out
+either (two sets hold at most 8 of his 11 cards). The heuristic does what it can: in a *stalled* round (older than
+about nine rounds in ten) it judges the cards by what still circulates (an unseen card not seen in the pile for long
+is held for good) and, once down, throws the cards it has held longest, so that an opponent not yet down can get
+what he waits for instead of everyone keeping his lowest cards.
+
+Every decision reads only the ``PublicView`` (and the seat's memory of earlier views of this round).
 """
 
 from __future__ import annotations

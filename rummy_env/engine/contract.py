@@ -872,8 +872,44 @@ class ContractState(EngineState):
         if self.turn > self.rules.turn_cap:
             self._end_round(winner=-1, reason="turn_cap")
             return
+        if self.rules.end_blocked_rounds and self._blocked():
+            self._end_round(winner=-1, reason="blocked")
+            return
         self.phase = DRAW
         self.current = self.active
+
+    def _blocked(self) -> bool:
+        """Engine limit: nobody can ever go out (every seat is down, so no new meld can be made, and no card outside
+        the table fits any meld, so no lay-off or joker swap will ever be possible; the hands only cycle)."""
+        if not all(self.opened) or self.final_round:
+            return False
+        rules = self.rules
+        outside = [0] * NUM_KINDS
+        for h in self.hands:
+            for k in range(NUM_KINDS):
+                outside[k] += h[k]
+        for k in self.stock:
+            outside[k] += 1
+        for k in self.discard:
+            outside[k] += 1
+        for meld in self.table:
+            for end in (0, 1) if meld.kind == RUN else (0,):
+                if outside[JOKER] and layoff_fits(meld, JOKER, end, rules):
+                    return False
+                if meld.kind == GROUP:
+                    for s in range(4):
+                        k = s * NUM_RANKS + meld.rank - 1
+                        if outside[k] and layoff_fits(meld, k, 0, rules):
+                            return False
+                else:
+                    pos = meld.low - 1 if end == 0 else meld.high + 1
+                    if 1 <= pos <= MAX_POS and outside[pos_kind(meld.suit, pos)]:
+                        return False
+            if meld.kind == RUN and JOKER in meld.cards:
+                for i, k in enumerate(meld.cards):
+                    if k == JOKER and outside[pos_kind(meld.suit, meld.low + i)]:
+                        return False  # a swap could change the table
+        return True
 
     # round end --------------------------------------------------------------------------------------------
     def _end_round(self, winner: int, reason: str) -> None:

@@ -58,6 +58,9 @@ class ContractRules:
     #: A.1-12: lay-offs may never empty the hand, going out = discarding the last card (False: B.1-10, a hand
     #: emptied by melding / laying off goes out without a discard)
     keep_card_for_discard: bool = True
+    #: engine limit: end a round as soon as nobody can ever go out (every seat down, no card outside the table fits
+    #: any meld), scored like a round without a winner (reason "blocked") instead of cycling to the turn cap
+    end_blocked_rounds: bool = True
     #: engine safety limit: turns per round before the round ends without a winner (README, top)
     turn_cap: int = 400
 
