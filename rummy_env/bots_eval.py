@@ -55,7 +55,7 @@ def play_session(env: Any, bots: list[Any], seats: list[int], deal_seed: int) ->
             winner = res["winner"]
             rounds.append(
                 {
-                    "penalties": [res["penalties"][seats[j]] for j in range(len(seats))],
+                    "penalties": [res.get("penalties", res.get("payments"))[seats[j]] for j in range(len(seats))],
                     "winner": None if winner is None else by_seat[winner],
                     "reason": res["reason"],
                     "turns": last_turn,
@@ -170,12 +170,17 @@ def summarise(
     }
 
 
+def _score_label(profile: str) -> str:
+    """Continental scores payments (higher is better), the Contract family penalties (lower is better)."""
+    return "payment/deal/seat" if profile == "continental" else "penalty/round/seat"
+
+
 def format_report(report: dict[str, Any]) -> str:
     """The match as a small text table."""
     lines = [
         f"{report['profile']}: {' / '.join(report['entrants'])}, {report['sessions']} sessions "
         f"({report['rounds']} rounds), seed {report['seed']}, {report['wall_seconds']} s",
-        f"{'bot':<20} {'seats':>5} {'penalty/round/seat':>22} {'rounds won':>11}",
+        f"{'bot':<20} {'seats':>5} {_score_label(report['profile']):>22} {'rounds won':>11}",
     ]
     for name, b in report["bots"].items():
         pen = f"{b['mean_penalty_per_round']:.1f} ± {b['ci95']:.1f}"
