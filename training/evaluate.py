@@ -34,7 +34,31 @@ def evaluate(path: str, opponents: list[str], sessions: int, seed: int, workers:
     return out
 
 
-def write_manifest(folder: Path, opponents: list[str], sessions: int, seed: int, workers: int) -> dict[str, Any]:
+def run_figures(run_dir: Path) -> dict[str, Any]:
+    """Throughput of a run's PPO phase from its progress.jsonl (wall time includes periodic evaluations)."""
+    rows = [json.loads(line) for line in (run_dir / "progress.jsonl").read_text().splitlines()]
+    if len(rows) < 2:
+        return {}
+    first, last = rows[0], rows[-1]
+    rates = sorted(
+        (b["global_step"] - a["global_step"]) / (b["wall_seconds"] - a["wall_seconds"]) for a, b in zip(rows, rows[1:])
+    )
+    return {
+        "ppo_env_steps": last["global_step"],
+        "ppo_updates": last["update"],
+        "seconds_before_first_update": first["wall_seconds"],
+        "ppo_env_steps_per_second": round(
+            (last["global_step"] - first["global_step"]) / (last["wall_seconds"] - first["wall_seconds"])
+        ),
+        "median_env_steps_per_second_per_update": round(rates[len(rates) // 2]),
+        "mean_load_average": round(sum(r.get("load_average", 0.0) for r in rows) / len(rows), 2),
+        "source": f"{run_dir}/progress.jsonl (wall time includes periodic evaluations; load average = the machine's, other jobs included)",
+    }
+
+
+def write_manifest(
+    folder: Path, opponents: list[str], sessions: int, seed: int, workers: int, runs_dir: str = "runs"
+) -> dict[str, Any]:
     """Evaluate every checkpoint in ``folder`` and write ``folder/manifest.json``."""
     entries = {}
     for meta_path in sorted(folder.glob("*.json")):
@@ -64,6 +88,10 @@ def write_manifest(folder: Path, opponents: list[str], sessions: int, seed: int,
             "throughput_env_steps_per_second": meta.get("throughput_env_steps_per_second"),
             "machine": meta.get("machine"),
             "run_name": meta.get("run_name"),
+            "warm_start": meta.get("warm_start", {}),
+            "run_figures": run_figures(Path(runs_dir) / meta["run_name"])
+            if meta.get("run_name") and (Path(runs_dir) / meta["run_name"] / "progress.jsonl").exists()
+            else {},
             "evaluation": evaluation,
         }
     manifest = {
