@@ -98,12 +98,16 @@ def parse_config(cls: type, argv: list[str] | None = None, description: str = ""
     """Fill dataclass ``cls`` from defaults, then ``--config FILE`` (yaml.safe_load), then ``--set k=v`` / ``--k v``."""
     defaults = cls()
     docs = field_docs(cls)
-    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--config", help="YAML file whose keys are fields below (configs/*.yaml)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a field")
     for f in dataclasses.fields(cls):
         parser.add_argument(
-            "--" + f.name.replace("_", "-"), dest=f.name, default=None, metavar="V", help=docs.get(f.name, "")
+            "--" + f.name.replace("_", "-"),
+            dest=f.name,
+            default=None,
+            metavar="V",
+            help=f"{docs.get(f.name, '')} (default: {getattr(defaults, f.name)!r})".replace("%", "%%"),
         )
     args = parser.parse_args(argv)
     values: dict[str, Any] = {}

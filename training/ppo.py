@@ -20,6 +20,9 @@ How it works
   of the rollout is bootstrapped with the value of that seat's current observation.
 * **Update.** PPO-clip with the masks from the buffer: the policy head is evaluated on the legal actions of each
   stored mask only (``rummy_env.policy``), so illegal actions have probability zero in the update too.
+* **Warm start (optional).** ``bc_decisions: N`` first imitates ``bc_teacher`` (the heuristic) playing every seat
+  for N decisions (cross-entropy to its actions, value regression on the GAE returns of its play), with the same
+  rollout machinery; the shipped checkpoints use it.
 * **Both cores.** With ``num_workers >= 1`` the tables live in worker processes that collect the next rollout
   while the learner updates on the previous one, so the policy that collected a batch is one update older than the
   one being updated (the PPO ratio is taken against the stored behaviour log-probabilities, so the update stays
