@@ -17,6 +17,22 @@ from typing import Any
 from ..melds import Meld
 
 
+def _unseen_cards(view: Any, table_cards: Any) -> tuple[int, ...]:
+    """Copies of each kind ``view``'s seat has not seen: the shoe less its hand, ``table_cards``, the discard pile
+    and the cards known to be in other hands."""
+    decks, jokers = view.rules.decks, view.rules.jokers
+    out = [decks - c for c in view.hand]
+    out[-1] = jokers - view.hand[-1]
+    for k in table_cards:
+        out[k] -= 1
+    for k in view.discard:
+        out[k] -= 1
+    for p, row in enumerate(view.known):
+        if p != view.seat and any(row):
+            out = [a - b for a, b in zip(out, row)]
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class PublicView:
     """The decision of one seat as that seat sees it (Contract-family profiles)."""
@@ -87,19 +103,7 @@ class PublicView:
 
     @cached_property
     def _unseen(self) -> tuple[int, ...]:
-        decks, jokers = self.rules.decks, self.rules.jokers
-        out = [decks - c for c in self.hand]
-        out[-1] = jokers - self.hand[-1]
-        for ms in self.melds:
-            for m in ms:
-                for k in m.cards:
-                    out[k] -= 1
-        for k in self.discard:
-            out[k] -= 1
-        for p, row in enumerate(self.known):
-            if p != self.seat and any(row):
-                out = [a - b for a, b in zip(out, row)]
-        return tuple(out)
+        return _unseen_cards(self, (k for ms in self.melds for m in ms for k in m.cards))
 
 
 def contract_view(state: Any, seat: int, profile: str) -> PublicView:
@@ -179,15 +183,7 @@ class ContinentalView:
 
     @cached_property
     def _unseen(self) -> tuple[int, ...]:
-        decks, jokers = self.rules.decks, self.rules.jokers
-        out = [decks - c for c in self.hand]
-        out[-1] = jokers - self.hand[-1]
-        for k in self.discard:
-            out[k] -= 1
-        for p, row in enumerate(self.known):
-            if p != self.seat and any(row):
-                out = [a - b for a, b in zip(out, row)]
-        return tuple(out)
+        return _unseen_cards(self, ())
 
 
 def continental_view(state: Any, seat: int, profile: str) -> ContinentalView:

@@ -158,7 +158,6 @@ class RummyAECEnv(AECEnv):
         st = self.state_
         self.rewards = {a: 0.0 for a in self.agents}
         results = st.round_results
-        n = st.n
         capped = False
         for res in results[rounds_before:]:
             capped = capped or res["reason"] == "turn_cap"
@@ -188,7 +187,6 @@ class RummyAECEnv(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
-        del n
 
     def _round_rewards(self, res: dict[str, Any]) -> None:
         if "payments" in res:  # zero-sum payments (continental): the deal's balance change
