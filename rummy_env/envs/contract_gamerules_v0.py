@@ -38,7 +38,7 @@ class raw_env(_contract_raw_env):  # noqa: N801 - PettingZoo naming
     metadata = {
         "render_modes": ["human", "ansi"],
         "name": "contract_gamerules_v0",
-        "is_parallelizable": True,
+        "is_parallelizable": False,
         "render_fps": 1,
     }
     profile = "contract_gamerules"
@@ -47,9 +47,11 @@ class raw_env(_contract_raw_env):  # noqa: N801 - PettingZoo naming
         super().__init__(num_players=num_players, **kwargs)
 
 
-def env(**kwargs: Any) -> raw_env:
-    """``raw_env`` wrapped with PettingZoo's standard wrappers."""
-    return wrap(raw_env(**kwargs))  # type: ignore[return-value]
+def env(illegal_action: str = "terminate", **kwargs: Any) -> raw_env:
+    """``raw_env`` with PettingZoo's classic conventions: an illegal action ends the game with -1 for the offender
+    (``illegal_action="terminate"``, as ``TerminateIllegalWrapper``; ``"raise"`` for debugging), wrapped in
+    ``OrderEnforcingWrapper``."""
+    return wrap(raw_env(illegal_action=illegal_action, **kwargs))  # type: ignore[return-value]
 
 
 __all__ = ["env", "raw_env"]

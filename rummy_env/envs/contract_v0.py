@@ -80,7 +80,7 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
     metadata = {
         "render_modes": ["human", "ansi"],
         "name": "contract_v0",
-        "is_parallelizable": True,
+        "is_parallelizable": False,
         "render_fps": 1,
     }
     profile = "contract"
@@ -92,11 +92,20 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
         rounds: Any = None,
         illegal_action: str = "raise",
         max_steps: int | None = None,
+        max_cycles: int | None = None,
+        illegal_reward: float = -1.0,
         **rule_overrides: Any,
     ):
         self.rules = get_rules(self.profile, **rule_overrides)
         self.rounds = rounds
-        super().__init__(render_mode=render_mode, reward=reward, illegal_action=illegal_action, max_steps=max_steps)
+        super().__init__(
+            render_mode=render_mode,
+            reward=reward,
+            illegal_action=illegal_action,
+            max_steps=max_steps,
+            illegal_reward=illegal_reward,
+            max_cycles=max_cycles,
+        )
 
     def _new_state(self, seed: int | None, scenario: dict[str, Any] | None = None) -> ContractState:
         if scenario is not None:
@@ -138,9 +147,11 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
         return "\n".join(lines)
 
 
-def env(**kwargs: Any) -> raw_env:
-    """``raw_env`` wrapped with PettingZoo's standard wrappers."""
-    return wrap(raw_env(**kwargs))  # type: ignore[return-value]
+def env(illegal_action: str = "terminate", **kwargs: Any) -> raw_env:
+    """``raw_env`` with PettingZoo's classic conventions: an illegal action ends the game with -1 for the offender
+    (``illegal_action="terminate"``, as ``TerminateIllegalWrapper``; ``"raise"`` for debugging), wrapped in
+    ``OrderEnforcingWrapper``."""
+    return wrap(raw_env(illegal_action=illegal_action, **kwargs))  # type: ignore[return-value]
 
 
 __all__ = ["env", "raw_env"]
