@@ -6,7 +6,7 @@ specification (shared/rules/README.md, "Profile contract_gamerules", items B.1-n
 Ukrainian source sentence (003_9ccdfc5b067cfe8f.txt).
 
 Scenario conventions: seats P0..P{n-1} clockwise, piles listed top first, ``JK(6D)`` a joker declared as 6D in a
-run, ``JK(7)`` a joker declared as a 7 in a set. Default table: 3 players, round 2, dealer P2 (so P0 plays first).
+run, ``JK(7H)`` a joker declared as the 7 of hearts in a set (``JK(7)``, rank only, takes the first missing suit). Default table: 3 players, round 2, dealer P2 (so P0 plays first).
 ``complete()`` puts every card of the shoe (53 cards, or 106 for 5 players) not placed by the test at the bottom of
 the stock, so the tops of both piles are exactly what the test wrote.
 """
@@ -345,10 +345,14 @@ def test_set_holds_at_most_four_and_joker_only_for_a_missing_suit():
 def test_set_with_a_joker_in_the_opening():
     rest = ["KD", "QH", "4C", "2H", "3S"]
     s = load(scenario([["7C", "7D", "JK", "9C", "9D", "9S", *rest], [], []], round=1, phase="act"))
-    assert melds_offered(s) == {("group", ("7C", "7D", "JK(7)")), ("group", ("9C", "9D", "9S"))}
-    act(s, kind="meld", cards=["7C", "7D", "JK(7)"])
+    assert melds_offered(s) == {
+        ("group", ("7C", "7D", "JK(7H)")),
+        ("group", ("7C", "7D", "JK(7S)")),
+        ("group", ("9C", "9D", "9S")),
+    }
+    act(s, kind="meld", cards=["7C", "7D", "JK(7S)"])
     act(s, kind="meld", cards=["9C", "9D", "9S"])
-    assert table_of(s, 0) == [["7C", "7D", "JK(7)"], ["9C", "9D", "9S"]]
+    assert table_of(s, 0) == [["7C", "7D", "JK(7S)"], ["9C", "9D", "9S"]]
     s = load(scenario([["7C", "7C", "JK", "9C", "9D", "9S", *rest], [], [], [], []], round=1, phase="act"))
     assert kinds(s) == {"discard"}
 
@@ -726,7 +730,7 @@ def test_joker_swap_in_a_run_and_forced_placement():
 # B.1-9 "Jokers in sets are dead." Source: "Джокери, розіграні в сетах, є мертвими і не можуть бути повернуті."
 # B.2-8 "any run may be used (own too)".
 def test_no_swap_from_a_set_and_swap_from_own_run():
-    table = [{"owner": 0, "kind": "group", "cards": ["10C", "10D", "JK(10)"]},
+    table = [{"owner": 0, "kind": "group", "cards": ["10C", "10D", "JK(10S)"]},
              {"owner": 0, "kind": "run", "cards": ["QH", "KH", "AH"]},
              {"owner": 1, "kind": "group", "cards": ["8C", "8D", "8H"]},
              {"owner": 1, "kind": "run", "cards": ["4S", "5S", "6S"]}]  # fmt: skip
@@ -770,7 +774,7 @@ def test_going_out_by_a_joker_swap():
     act(s, kind="swap_joker", card="6D")
     act(s, kind="place_joker", seat=0, meld=0)
     assert s.is_terminal()
-    assert table_of(s, 0)[0] == ["10C", "10D", "10H", "JK(10)"]
+    assert table_of(s, 0)[0] == ["10C", "10D", "10H", "JK(10S)"]  # the joker stands for the missing suit
     assert s.round_results[-1] == {"round": 2, "winner": 0, "reason": "out", "penalties": [0, 2, 10]}
 
 
