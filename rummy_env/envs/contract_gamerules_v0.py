@@ -8,7 +8,7 @@ env = contract_gamerules_v0.env(num_players=3)
 | | |
 |---|---|
 | Agents | `player_0` .. `player_{n-1}`, `num_players` 3, 4 (53 cards) or 5 (106 cards, B.2-1) |
-| Actions | `Discrete(N)` for the player count, the same in every round (see README "contract_gamerules") |
+| Actions | `Discrete(1984)` / `Discrete(2476)` / `Discrete(3321)` for 3 / 4 / 5 players, the same in every round (see README "contract_gamerules") |
 | Observations | as `contract_v0`, plus the piece `must_place` (the deep-pickup card that must reach the table) |
 | Rules | document 003, spec B.1/B.2 (`../shared/rules/README.md`), frozen `ContractRules` profile `contract_gamerules` |
 
@@ -21,7 +21,8 @@ laying off goes out without a discard; round 7 goes out at once as three runs of
 
 ## Version history
 
-* v0: first release.
+* v0: first release. A set's joker now names its suit (B.1-3): the set meld actions carry it, which enlarged the
+  action table (it was 1906 / 2398 / 3139 actions); the shipped checkpoint was migrated to the new ids.
 """
 
 from __future__ import annotations
