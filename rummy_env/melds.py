@@ -2,8 +2,10 @@
 
 Runs live on positions 1..14 (ace low = 1, 2..13, ace high = 14) and never wrap. A run is stored as its suit, its
 lowest position and the kind at each position (``JOKER`` where a joker is declared there), so a joker's
-declaration is explicit and fixed while it stays. A group is stored as its rank and the kinds laid (jokers
-declared as the group's rank). Hands are lists of ``NUM_KINDS`` counts, so one physical card is never counted
+declaration is explicit and fixed while it stays; it also records which seat placed each of its jokers (a rule
+switch lets only other players' jokers be swapped). A group is stored as its rank and the kinds laid; its jokers are
+declared as the group's rank, and in sets of distinct suits (``group_distinct_suits``, document 003) also as one of
+the missing suits (``jsuits``, -1 = rank only, A.2-14). Hands are lists of ``NUM_KINDS`` counts, so one physical card is never counted
 twice. Every function takes the profile's rules object (``group_min``, ``run_min``, ``group_max``,
 ``group_distinct_suits``, ``allow_all_joker_melds``, ``forbid_adjacent_same_suit_runs``,
 ``opening_runs_distinct_suits``) instead of hard-coding a game.
@@ -12,6 +14,7 @@ twice. Every function takes the profile's rules object (``group_min``, ``run_min
 from __future__ import annotations
 
 import re
+from itertools import combinations
 from typing import Any, NamedTuple, Protocol
 
 from .cards import (
@@ -53,17 +56,41 @@ def pos_text(pos: int) -> str:
 
 
 class Meld:
-    """A meld on the table: a group (``rank``) or a run (``suit``, ``low``), with its owner seat."""
+    """A meld on the table: a group (``rank``) or a run (``suit``, ``low``), with its owner seat.
 
-    __slots__ = ("owner", "kind", "rank", "suit", "low", "cards")
+    ``jsuits`` (groups): the declared suit of each joker, in the order the jokers appear in ``cards``; -1 = declared
+    by rank only (profile ``contract``, A.2-14) or not yet declared (a bot's hypothetical meld).
+    ``placers`` (runs): run position -> seat that placed the joker standing there (default: the owner).
+    """
 
-    def __init__(self, owner: int, kind: str, cards: list[int], rank: int = 0, suit: int = -1, low: int = 0):
+    __slots__ = ("owner", "kind", "rank", "suit", "low", "cards", "jsuits", "placers")
+
+    def __init__(
+        self,
+        owner: int,
+        kind: str,
+        cards: list[int],
+        rank: int = 0,
+        suit: int = -1,
+        low: int = 0,
+        jsuits: list[int] | None = None,
+        placers: dict[int, int] | None = None,
+    ):
         self.owner = owner
         self.kind = kind
         self.cards = cards  # group: kinds as laid; run: kind at positions low..high
         self.rank = rank
         self.suit = suit
         self.low = low
+        jokers = cards.count(JOKER)
+        if kind == GROUP:
+            self.jsuits = list(jsuits) if jsuits is not None else [-1] * jokers
+            self.placers: dict[int, int] = {}
+        else:
+            self.jsuits = []
+            if placers is None:
+                placers = {low + i: owner for i, k in enumerate(cards) if k == JOKER}
+            self.placers = dict(placers)
 
     @property
     def high(self) -> int:
@@ -72,12 +99,24 @@ class Meld:
 
     def copy(self) -> Meld:
         """An independent copy."""
-        return Meld(self.owner, self.kind, list(self.cards), self.rank, self.suit, self.low)
+        return Meld(
+            self.owner, self.kind, list(self.cards), self.rank, self.suit, self.low, self.jsuits, self.placers
+        )
 
     def card_strings(self) -> list[str]:
-        """Cards as strings with joker declarations: ``JK(6D)`` in a run, ``JK(7)`` in a group."""
+        """Cards as strings with joker declarations: ``JK(6D)`` in a run, ``JK(7)`` or ``JK(7H)`` (suit declared) in
+        a group."""
         if self.kind == GROUP:
-            return [f"JK({RANKS[self.rank - 1]})" if k == JOKER else card_str(k) for k in self.cards]
+            out = []
+            j = 0
+            for k in self.cards:
+                if k == JOKER:
+                    s = self.jsuits[j] if j < len(self.jsuits) else -1
+                    j += 1
+                    out.append(f"JK({RANKS[self.rank - 1]}{SUITS[s] if s >= 0 else ''})")
+                else:
+                    out.append(card_str(k))
+            return out
         out = []
         for i, k in enumerate(self.cards):
             if k == JOKER:
@@ -86,9 +125,19 @@ class Meld:
                 out.append(card_str(k))
         return out
 
+    def joker_placers(self) -> list[int]:
+        """Seats that placed the jokers of a run, in card order (empty for a group)."""
+        if self.kind != RUN:
+            return []
+        return [self.placers.get(self.low + i, self.owner) for i, k in enumerate(self.cards) if k == JOKER]
+
     def to_json(self) -> dict[str, Any]:
-        """The scenario-format dict of this meld."""
-        return {"owner": self.owner, "kind": self.kind, "cards": self.card_strings()}
+        """The scenario-format dict of this meld (``placed_by`` only when another seat placed one of its jokers)."""
+        out: dict[str, Any] = {"owner": self.owner, "kind": self.kind, "cards": self.card_strings()}
+        placers = self.joker_placers()
+        if any(p != self.owner for p in placers):
+            out["placed_by"] = placers
+        return out
 
     def describe(self, symbols: bool = True) -> str:
         """Readable form, e.g. ``run 5♥–8♥`` or ``group 7♣ 7♦ JK``."""
@@ -101,6 +150,12 @@ class Meld:
         """Number of jokers in the meld."""
         return self.cards.count(JOKER)
 
+    def suits_taken(self) -> set[int]:
+        """Suits a group already holds: its naturals' suits and its jokers' declared suits."""
+        out = {k // NUM_RANKS for k in self.cards if k != JOKER}
+        out.update(s for s in self.jsuits if s >= 0)
+        return out
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Meld) and (
             self.owner,
@@ -109,7 +164,9 @@ class Meld:
             self.rank,
             self.suit,
             self.low,
-        ) == (other.owner, other.kind, other.cards, other.rank, other.suit, other.low)
+            self.jsuits,
+            self.placers,
+        ) == (other.owner, other.kind, other.cards, other.rank, other.suit, other.low, other.jsuits, other.placers)
 
     def __repr__(self) -> str:
         return f"Meld(owner={self.owner}, {self.kind}, {self.card_strings()})"
@@ -120,8 +177,9 @@ class Meld:
 # --------------------------------------------------------------------------------------------------------------
 
 
-def group_problem(rank: int, cards: list[int], rules: MeldRules) -> str | None:
-    """Why a group of ``rank`` made of ``cards`` is illegal, or None if it is legal."""
+def group_problem(rank: int, cards: list[int], rules: MeldRules, jsuits: list[int] | None = None) -> str | None:
+    """Why a group of ``rank`` made of ``cards`` (jokers declared as ``jsuits``, -1 = rank only) is illegal, or
+    None if it is legal."""
     if not 1 <= rank <= NUM_RANKS:
         return f"group rank {rank} out of range"
     if len(cards) < rules.group_min:
@@ -140,6 +198,17 @@ def group_problem(rank: int, cards: list[int], rules: MeldRules) -> str | None:
             return "the suits in a set must all differ"
         if len(cards) > 4:
             return "a set of distinct suits holds at most 4 cards"
+    if jsuits:
+        if len(jsuits) != cards.count(JOKER):
+            return f"{len(jsuits)} joker declarations for {cards.count(JOKER)} jokers"
+        declared = [x for x in jsuits if x >= 0]
+        if declared and not rules.group_distinct_suits:
+            return "a joker in a group is declared by rank only in this profile (A.2-14), e.g. JK(7)"
+        if any(not 0 <= x < 4 for x in declared):
+            return f"joker suits {jsuits} out of range 0..3"
+        naturals_suits = [k // NUM_RANKS for k in naturals]
+        if len(set(declared)) != len(declared) or set(declared) & set(naturals_suits):
+            return "a joker in a set must declare a suit that no other card of the set has"
     return None
 
 
@@ -166,7 +235,7 @@ def run_problem(suit: int, low: int, cards: list[int], rules: MeldRules) -> str 
 def meld_problem(meld: Meld, rules: MeldRules) -> str | None:
     """Why a table meld is illegal, or None."""
     if meld.kind == GROUP:
-        return group_problem(meld.rank, meld.cards, rules)
+        return group_problem(meld.rank, meld.cards, rules, meld.jsuits)
     if meld.kind == RUN:
         return run_problem(meld.suit, meld.low, meld.cards, rules)
     return f"unknown meld kind {meld.kind!r} (allowed: 'group', 'run')"
@@ -175,8 +244,36 @@ def meld_problem(meld: Meld, rules: MeldRules) -> str | None:
 _JOKER_DECL = re.compile(r"^JK\((.+)\)$", re.IGNORECASE)
 
 
-def parse_meld(owner: int, kind: str, texts: list[str], rules: MeldRules) -> Meld:
-    """Build a table meld from scenario strings (``["5D", "JK(6D)", "7D", "8D"]``); ``ValueError`` if invalid."""
+def _group_declaration(d: str, texts: list[str]) -> tuple[int, int]:
+    """(rank, suit or -1) of a group joker's declaration ``7`` or ``7H``."""
+    try:
+        return parse_rank(d), -1
+    except ValueError:
+        pass
+    try:
+        card = parse_card(d)
+    except ValueError:
+        card = JOKER
+    if card == JOKER:
+        raise ValueError(f"group {texts!r}: joker declaration JK({d}) is neither a rank (JK(7)) nor a card (JK(7H))")
+    return card % NUM_RANKS + 1, card // NUM_RANKS
+
+
+def parse_meld(
+    owner: int,
+    kind: str,
+    texts: list[str],
+    rules: MeldRules,
+    placed_by: list[int] | None = None,
+    num_players: int | None = None,
+) -> Meld:
+    """Build a table meld from scenario strings (``["5D", "JK(6D)", "7D", "8D"]``); ``ValueError`` if invalid.
+
+    A joker in a group is ``JK(7)`` (rank only) or, in sets of distinct suits, ``JK(7H)`` (rank and the suit it
+    stands for). ``JK(7)`` in such a set (an older dump) takes the first suit, in the order C D H S, that no other
+    card of the set has or declares. ``placed_by`` (runs): the seat that placed each joker, in card order (default:
+    the owner); ``num_players`` bounds those seats.
+    """
     if kind not in (GROUP, RUN):
         raise ValueError(f"unknown meld kind {kind!r} (allowed: 'group', 'run')")
     if not isinstance(texts, list) or not texts:
@@ -194,12 +291,30 @@ def parse_meld(owner: int, kind: str, texts: list[str], rules: MeldRules) -> Mel
             decl.append(None)
     if kind == GROUP:
         ranks = {k % NUM_RANKS + 1 for k in kinds if k != JOKER}
+        jsuits: list[int] = []
         for d in decl:
-            if d is not None:
-                ranks.add(parse_rank(d))
+            if d is None:
+                continue
+            r, suit = _group_declaration(d, texts)
+            if suit >= 0 and not rules.group_distinct_suits:
+                raise ValueError(
+                    f"group {texts!r}: in this profile a joker in a group is declared by rank only (A.2-14), "
+                    f"e.g. JK({RANKS[r - 1]})"
+                )
+            ranks.add(r)
+            jsuits.append(suit)
         if len(ranks) != 1:
             raise ValueError(f"group {texts!r}: cards and joker declarations must share one rank")
-        meld = Meld(owner, GROUP, kinds, rank=ranks.pop())
+        if rules.group_distinct_suits:
+            taken = {k // NUM_RANKS for k in kinds if k != JOKER} | {x for x in jsuits if x >= 0}
+            for i, x in enumerate(jsuits):
+                if x < 0:
+                    free = [s for s in range(4) if s not in taken]
+                    if not free:
+                        raise ValueError(f"group {texts!r}: no suit is left for the joker to stand for")
+                    jsuits[i] = free[0]
+                    taken.add(free[0])
+        meld = Meld(owner, GROUP, kinds, rank=ranks.pop(), jsuits=jsuits)
     else:
         suits = set()
         lows: set[int] | None = None
@@ -217,6 +332,19 @@ def parse_meld(owner: int, kind: str, texts: list[str], rules: MeldRules) -> Mel
             raise ValueError(f"run {texts!r}: cards are not consecutive positions of one suit")
         low = min(lows)
         meld = Meld(owner, RUN, kinds, suit=suits.pop(), low=low)
+    if placed_by is not None:
+        positions = [meld.low + i for i, k in enumerate(kinds) if k == JOKER] if kind == RUN else []
+        top = num_players if num_players is not None else 1 << 30
+        if (
+            kind != RUN
+            or not isinstance(placed_by, list)
+            or len(placed_by) != len(positions)
+            or any(not isinstance(x, int) or isinstance(x, bool) or not 0 <= x < top for x in placed_by)
+        ):
+            raise ValueError(
+                f"{kind} {texts!r}: 'placed_by' {placed_by!r} must list, for a run, one seat per joker in card order"
+            )
+        meld.placers = dict(zip(positions, placed_by))
     problem = meld_problem(meld, rules)
     if problem:
         raise ValueError(f"{kind} {texts!r} is not a valid meld: {problem}")
@@ -242,10 +370,10 @@ def layoff_fits(meld: Meld, kind: int, end: int, rules: MeldRules) -> bool:
         if kind % NUM_RANKS + 1 != meld.rank:
             return False
         if rules.group_distinct_suits:
-            suit = kind // NUM_RANKS
-            if any(k != JOKER and k // NUM_RANKS == suit for k in meld.cards):
+            # B.1-3: the suit must be missing from the set, a joker's declared suit included (003: the player names
+            # the joker's suit and rank); an undeclared joker still needs room for a missing suit
+            if kind // NUM_RANKS in meld.suits_taken():
                 return False
-            # jokers in a set declare the missing suits: room must remain for them
             return len(meld.cards) < 4
         return True
     pos = meld.low - 1 if end == 0 else meld.low + len(meld.cards)
@@ -254,15 +382,36 @@ def layoff_fits(meld: Meld, kind: int, end: int, rules: MeldRules) -> bool:
     return kind == JOKER or kind == pos_kind(meld.suit, pos)
 
 
-def lay_off(meld: Meld, kind: int, end: int) -> None:
-    """Add ``kind`` to ``meld`` at ``end`` (caller checked ``layoff_fits``)."""
+def set_joker_suit(meld: Meld, rules: MeldRules | None) -> int:
+    """The suit a joker laid off on group ``meld`` stands for: in a set of distinct suits the first missing suit in
+    the order C D H S (a set on the table holds at least 3 cards, so with the profiles' sizes it is the only one);
+    -1 (rank only) otherwise."""
+    if rules is None or not rules.group_distinct_suits:
+        return -1
+    taken = meld.suits_taken()
+    return next((s for s in range(4) if s not in taken), -1)
+
+
+def lay_off(meld: Meld, kind: int, end: int, rules: MeldRules | None = None, placer: int = -1) -> None:
+    """Add ``kind`` to ``meld`` at ``end`` (caller checked ``layoff_fits``).
+
+    A joker on a group gets its suit from ``set_joker_suit`` (``rules`` None: undeclared); a joker on a run is
+    recorded as placed by ``placer`` (-1: the owner).
+    """
     if meld.kind == GROUP:
+        if kind == JOKER:
+            meld.jsuits.append(set_joker_suit(meld, rules))
         meld.cards.append(kind)
-    elif end == 0:
+        return
+    if end == 0:
         meld.cards.insert(0, kind)
         meld.low -= 1
+        pos = meld.low
     else:
         meld.cards.append(kind)
+        pos = meld.high
+    if kind == JOKER:
+        meld.placers[pos] = placer if placer >= 0 else meld.owner
 
 
 def joker_place_fits(meld: Meld, end: int, rules: MeldRules) -> bool:
@@ -276,11 +425,13 @@ def joker_place_fits(meld: Meld, end: int, rules: MeldRules) -> bool:
 
 
 class GroupSpec(NamedTuple):
-    """An exact-minimum group of the opening catalog: rank, suits of its naturals (sorted), jokers."""
+    """An exact-minimum group of the opening catalog: rank, suits of its naturals (sorted), jokers, and in sets of
+    distinct suits the suits the jokers stand for (sorted; empty: declared by rank only)."""
 
     rank: int
     suits: tuple[int, ...]
     jokers: int
+    joker_suits: tuple[int, ...] = ()
 
 
 class RunSpec(NamedTuple):
@@ -308,8 +459,12 @@ def _suit_multisets(size: int, max_copies: int, distinct: bool) -> list[tuple[in
     return out
 
 
-def group_catalog(rules: MeldRules, decks: int, jokers: int) -> list[GroupSpec]:
-    """Every exact-minimum group the shoe allows: rank x natural suits x number of jokers."""
+def group_catalog(rules: MeldRules, decks: int, jokers: int, joker_suits: bool | None = None) -> list[GroupSpec]:
+    """Every exact-minimum group the shoe allows: rank x natural suits x number of jokers, and x the suits the
+    jokers stand for when ``joker_suits`` (default: sets of distinct suits, B.1-3; ``False`` gives the rank-only
+    catalog, in the same order with one entry per (rank, suits, jokers))."""
+    if joker_suits is None:
+        joker_suits = rules.group_distinct_suits
     size = rules.group_min
     out = []
     for rank in range(1, NUM_RANKS + 1):
@@ -317,7 +472,12 @@ def group_catalog(rules: MeldRules, decks: int, jokers: int) -> list[GroupSpec]:
             if j == size and not rules.allow_all_joker_melds:
                 continue
             for suits in _suit_multisets(size - j, decks, rules.group_distinct_suits):
-                out.append(GroupSpec(rank, suits, j))
+                if joker_suits and j:
+                    free = [s for s in range(4) if s not in suits]
+                    for js in combinations(free, j):
+                        out.append(GroupSpec(rank, suits, j, js))
+                else:
+                    out.append(GroupSpec(rank, suits, j))
     return out
 
 
@@ -338,6 +498,12 @@ def run_catalog(rules: MeldRules, jokers: int) -> list[RunSpec]:
 def group_spec_cards(spec: GroupSpec) -> list[int]:
     """Kinds of a catalog group, naturals first then jokers."""
     return [s * NUM_RANKS + spec.rank - 1 for s in spec.suits] + [JOKER] * spec.jokers
+
+
+def group_spec_meld(spec: GroupSpec, owner: int) -> Meld:
+    """The table meld of a catalog group (jokers declared by the spec's suits, else by rank only)."""
+    jsuits = list(spec.joker_suits) if spec.joker_suits else [-1] * spec.jokers
+    return Meld(owner, GROUP, group_spec_cards(spec), rank=spec.rank, jsuits=jsuits)
 
 
 def run_spec_cards(spec: RunSpec, size: int) -> list[int]:

@@ -493,7 +493,9 @@ def check_action_info(env: Any, action: int) -> list[str]:
         for c in info.get("cards", []):
             if c.startswith("JK"):
                 m = _JOKER_DECL.match(c)
-                if not m or (info["meld"] == "run") != (m.group(2) is not None):
+                # a run's joker names its card; a set's joker also its suit where sets have distinct suits (B.1-3)
+                want_suit = info["meld"] == "run" or st.rules.group_distinct_suits
+                if not m or want_suit != (m.group(2) is not None):
                     problems.append(f"action {action}: joker {c!r} in a {info['meld']} is not declared as documented")
                 else:
                     parse_card(m.group(1) + (m.group(2) or "C"))
@@ -1006,7 +1008,18 @@ def oracle_gamerules(env: Any, mask: np.ndarray) -> tuple[int, list[str]]:
     checks = 0
     if st.final_round and st.phase == "act":
         checks += 1
-        want = gamerules_final_valid(_hand_counts(st, p))
+        hand = _hand_counts(st, p)
+        want = gamerules_final_valid(hand)
+        if not want and st.rules.final_round_discard:  # or the runs and a discard of a card that may be discarded
+            for k in range(NUM_KINDS):
+                taken = st.taken_kind if st.taken_pending and st.rules.forbid_rediscard else -1
+                spare = hand[k] - (1 if k in (st.must_place, taken) else 0)
+                if spare > 0:
+                    hand[k] -= 1
+                    want = gamerules_final_valid(hand)
+                    hand[k] += 1
+                    if want:
+                        break
         if bool(mask[lay.GO_OUT]) != want:
             problems.append(f"round 7: go_out offered {bool(mask[lay.GO_OUT])}, brute force says {want}")
     if st.must_place >= 0 and mask[lay.DISCARD : lay.DISCARD + NUM_KINDS].any():

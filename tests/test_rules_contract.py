@@ -298,6 +298,10 @@ def test_group_extends_by_rank_only_without_size_cap():
     act(s, kind="lay_off", card="JK", seat=1, meld=0)
     assert table_of(s, 1)[0] == ["7C", "7C", "7D", "7D", "7H", "7H", "7S", "7S", "JK(7)"]
     assert hand(s, 0) == ["3C", "8H"]
+    # A.2-14: a suit in a group joker's declaration is refused (it would mean nothing: suits repeat in groups)
+    bad = [*OWN_R2, {"owner": 1, "kind": "group", "cards": ["7C", "7D", "JK(7H)"]}]
+    with pytest.raises(ScenarioError, match="rank only"):
+        load_state(scenario([["3C"], [], [], []], phase="act", table=bad, opened=[0, 1]))
 
 
 # A.1-4 "Runs. >=4 consecutive positions, one suit. A-2-3-4 and J-Q-K-A legal."
@@ -1139,6 +1143,37 @@ def test_round_ends_when_penalty_card_is_unobtainable(discard):
     res = s.round_results[-1]
     assert res["winner"] is None and res["reason"] == "exhausted"
     assert res["penalties"] == [pen(h) for h in hands] and res["penalties"][1] == pen(before[1]) + 7
+
+
+# ``buy_needs_penalty_card``. 09: "Это относится и к штрафным картам покупки. Если карт для необходимого добора всё
+# равно нет, круг заканчивается без победителя" - read literally (A.2-9) a buy whose penalty card cannot be supplied
+# ends the round, so a player can end a round on purpose. The switch refuses such a buy: it is not offered.
+#   stock empty, discard 7H QC: after buying 7H only the new top QC is left, so no penalty card.
+@pytest.mark.parametrize("refuse", [False, True])
+def test_buy_needs_a_penalty_card(refuse):
+    scen = scenario([list(h) for h in SMALL_HANDS], stock=[], discard=["7H", "QC"], **final())
+    for i, card in enumerate(leftover(scen)):
+        scen["hands"][1 + i % 3].append(card)
+    s = load_state(scen, buy_needs_penalty_card=refuse)
+    act(s, kind="draw_stock")
+    if not refuse:
+        assert s.phase == "buy" and s.current_player == 1
+        act(s, kind="buy")
+        assert s.is_terminal() and s.round_results[-1]["reason"] == "exhausted"
+        return
+    # no buy window: P0 draws at once (the QC below the top is reshuffled into the stock, A.1-14) and plays on
+    assert s.phase == "act" and s.current_player == 0 and not s.is_terminal()
+    assert hand(s, 0) == srt([*SMALL_HANDS[0], "QC"]) and s.to_json()["discard"] == ["7H"]
+    # with one card in the stock the buy can pay its penalty card, so it is offered as before
+    scen2 = copy.deepcopy(scen)
+    scen2["stock"] = [scen2["hands"][1].pop()]
+    s = load_state(scen2, buy_needs_penalty_card=True)
+    act(s, kind="draw_stock")
+    assert s.phase == "buy" and {i["kind"] for i in infos(s)} == {"buy", "pass"}
+    act(s, kind="buy")
+    assert s.hand_size[1] == len(scen2["hands"][1]) + 2  # the 7H and the penalty card
+    # the next top QC cannot pay a penalty card: no window; P0's own draw then finds no card (A.2-10)
+    assert s.is_terminal() and s.round_results[-1]["reason"] == "exhausted"
 
 
 # ----------------------------------------------------------------------------------------------------------------

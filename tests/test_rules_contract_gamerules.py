@@ -6,7 +6,7 @@ specification (shared/rules/README.md, "Profile contract_gamerules", items B.1-n
 Ukrainian source sentence (003_9ccdfc5b067cfe8f.txt).
 
 Scenario conventions: seats P0..P{n-1} clockwise, piles listed top first, ``JK(6D)`` a joker declared as 6D in a
-run, ``JK(7)`` a joker declared as a 7 in a set. Default table: 3 players, round 2, dealer P2 (so P0 plays first).
+run, ``JK(7H)`` a joker declared as the 7 of hearts in a set (``JK(7)``, rank only, takes the first missing suit). Default table: 3 players, round 2, dealer P2 (so P0 plays first).
 ``complete()`` puts every card of the shoe (53 cards, or 106 for 5 players) not placed by the test at the bottom of
 the stock, so the tops of both piles are exactly what the test wrote.
 """
@@ -110,9 +110,10 @@ def scenario(hands: list[list[str]], **kw: Any) -> dict[str, Any]:
     return data
 
 
-def load(scen: dict[str, Any], full: bool = True):
-    """Load a scenario (completed so the piles' tops are as written) with the matching player count."""
-    return load_state(complete(scen) if full else scen, seed=0, num_players=scen["num_players"])
+def load(scen: dict[str, Any], full: bool = True, **rules: Any):
+    """Load a scenario (completed so the piles' tops are as written) with the matching player count (and rule
+    overrides ``rules``)."""
+    return load_state(complete(scen) if full else scen, seed=0, num_players=scen["num_players"], **rules)
 
 
 def act(s, **info: Any) -> int:
@@ -345,10 +346,14 @@ def test_set_holds_at_most_four_and_joker_only_for_a_missing_suit():
 def test_set_with_a_joker_in_the_opening():
     rest = ["KD", "QH", "4C", "2H", "3S"]
     s = load(scenario([["7C", "7D", "JK", "9C", "9D", "9S", *rest], [], []], round=1, phase="act"))
-    assert melds_offered(s) == {("group", ("7C", "7D", "JK(7)")), ("group", ("9C", "9D", "9S"))}
-    act(s, kind="meld", cards=["7C", "7D", "JK(7)"])
+    assert melds_offered(s) == {
+        ("group", ("7C", "7D", "JK(7H)")),
+        ("group", ("7C", "7D", "JK(7S)")),
+        ("group", ("9C", "9D", "9S")),
+    }
+    act(s, kind="meld", cards=["7C", "7D", "JK(7S)"])
     act(s, kind="meld", cards=["9C", "9D", "9S"])
-    assert table_of(s, 0) == [["7C", "7D", "JK(7)"], ["9C", "9D", "9S"]]
+    assert table_of(s, 0) == [["7C", "7D", "JK(7S)"], ["9C", "9D", "9S"]]
     s = load(scenario([["7C", "7C", "JK", "9C", "9D", "9S", *rest], [], [], [], []], round=1, phase="act"))
     assert kinds(s) == {"discard"}
 
@@ -726,7 +731,7 @@ def test_joker_swap_in_a_run_and_forced_placement():
 # B.1-9 "Jokers in sets are dead." Source: "Джокери, розіграні в сетах, є мертвими і не можуть бути повернуті."
 # B.2-8 "any run may be used (own too)".
 def test_no_swap_from_a_set_and_swap_from_own_run():
-    table = [{"owner": 0, "kind": "group", "cards": ["10C", "10D", "JK(10)"]},
+    table = [{"owner": 0, "kind": "group", "cards": ["10C", "10D", "JK(10S)"]},
              {"owner": 0, "kind": "run", "cards": ["QH", "KH", "AH"]},
              {"owner": 1, "kind": "group", "cards": ["8C", "8D", "8H"]},
              {"owner": 1, "kind": "run", "cards": ["4S", "5S", "6S"]}]  # fmt: skip
@@ -770,7 +775,7 @@ def test_going_out_by_a_joker_swap():
     act(s, kind="swap_joker", card="6D")
     act(s, kind="place_joker", seat=0, meld=0)
     assert s.is_terminal()
-    assert table_of(s, 0)[0] == ["10C", "10D", "10H", "JK(10)"]
+    assert table_of(s, 0)[0] == ["10C", "10D", "10H", "JK(10S)"]  # the joker stands for the missing suit
     assert s.round_results[-1] == {"round": 2, "winner": 0, "reason": "out", "penalties": [0, 2, 10]}
 
 
@@ -1159,3 +1164,170 @@ def test_env_masks_match_the_engine(n):
         assert sorted(np.flatnonzero(mask).tolist()) == st.legal_actions()
         env.step(int(rng.choice(np.flatnonzero(mask))))
         st = env.state_
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# B.1-3 A set's joker names its suit; rule switches of document 003 (each tested both ways)
+# ----------------------------------------------------------------------------------------------------------------
+
+OTHER_R2 = [
+    {"owner": 1, "kind": "group", "cards": ["9H", "9S", "JK(9D)"]},
+    {"owner": 1, "kind": "run", "cards": ["4S", "5S", "6S"]},
+]
+
+
+# B.1-3 "(a joker must declare a suit absent from the set)". Source: "Гравці повинні вказати масть і ранг карти,
+# якою вони хочуть її замінити." The joker of 9H 9S JK(9D) is the 9 of diamonds: only 9C may still join the set.
+# An older dump's JK(9) (rank only) takes the first missing suit in the order C D H S, here clubs.
+#   P0 opened earlier (OWN_R2) holds 9C 9D 2C; P1 has 9H 9S JK(9D) and 4S 5S 6S.
+def test_set_joker_stands_for_its_declared_suit():
+    s = load(scenario([["9C", "9D", "2C"], [], []], phase="act", table=OWN_R2 + OTHER_R2, opened=[0, 1]))
+    assert {c for c, seat, meld, _ in layoffs(s) if (seat, meld) == (1, 0)} == {"9C"}
+    assert table_of(s, 1)[0] == ["9H", "9S", "JK(9D)"]
+    assert load_state(s.to_json(), num_players=3).to_json() == s.to_json()
+    act(s, kind="lay_off", card="9C", seat=1, meld=0)
+    assert table_of(s, 1)[0] == ["9H", "9S", "JK(9D)", "9C"] and layoffs(s) == set()
+    old = copy.deepcopy(OTHER_R2)
+    old[0]["cards"] = ["9H", "9S", "JK(9)"]
+    s = load(scenario([["9C", "9D", "2C"], [], []], phase="act", table=OWN_R2 + old, opened=[0, 1]))
+    assert table_of(s, 1)[0] == ["9H", "9S", "JK(9C)"]
+    assert {c for c, seat, meld, _ in layoffs(s) if (seat, meld) == (1, 0)} == {"9D"}
+    for bad in (["9H", "9S", "JK(9H)"], ["9H", "JK(9D)", "JK(9D)"], ["9H", "9S", "JK(8D)"]):
+        with pytest.raises(ScenarioError):
+            load(scenario([["9C"], [], [], [], []], table=[{"owner": 1, "kind": "group", "cards": bad}], opened=[1]))
+
+
+# B.1-3 with B.1-7: the meld action names the suits of the set's jokers, so each choice is its own action. Five
+# players (two decks, two jokers): 7C JK JK is a set of 7s in three ways; the suit left free decides which natural
+# 7 may join afterwards (lay-offs are allowed on the opening turn, B.2-7).
+#   P0 round 1 (5 players) after drawing: 7C JK JK | 9C 9D 9S | 7H KD QH 4C 2H
+@pytest.mark.parametrize("jokers,seven_h_fits", [(["JK(7D)", "JK(7S)"], True), (["JK(7D)", "JK(7H)"], False)])
+def test_set_joker_suits_are_part_of_the_meld_action(jokers, seven_h_fits):
+    h0 = ["7C", "JK", "JK", "9C", "9D", "9S", "7H", "KD", "QH", "4C", "2H"]
+    s = load(scenario([h0, [], [], [], []], round=1, phase="act"))
+    sevens = {cards for kind, cards in melds_offered(s) if "7C" in cards and "7H" not in cards}
+    assert sevens == {
+        ("7C", "JK(7D)", "JK(7H)"),
+        ("7C", "JK(7D)", "JK(7S)"),
+        ("7C", "JK(7H)", "JK(7S)"),
+    }
+    a = s.find_action(kind="meld", cards=["7C", *jokers])
+    assert s.action_info(a) == {"kind": "meld", "meld": "group", "cards": ["7C", *jokers]}
+    s.apply(a)
+    act(s, kind="meld", cards=["9C", "9D", "9S"])
+    assert table_of(s, 0)[0] == ["7C", *jokers]
+    assert (("7H", 0, 0, None) in layoffs(s)) is seven_h_fits
+    # the declaration survives a JSON round trip
+    assert load_state(s.to_json(), num_players=5).to_json()["table"][0]["cards"] == ["7C", *jokers]
+
+
+# B.1-3 with B.1-8: a joker laid off on a set stands for the suit the set lacks (a set on the table has at least 3
+# of its 4 suits, so that suit is the only one).
+#   P0 opened earlier (OWN_R2) holds JK 9C 2C; P1 has 9H 9S 9D.
+def test_joker_laid_off_on_a_set_takes_the_missing_suit():
+    table = OWN_R2 + [{"owner": 1, "kind": "group", "cards": ["9H", "9S", "9D"]}, OTHER_R2[1]]
+    s = load(scenario([["JK", "2C", "3C"], ["9C"], []], phase="act", table=table, opened=[0, 1]))
+    act(s, kind="lay_off", card="JK", seat=1, meld=0)
+    assert table_of(s, 1)[0] == ["9H", "9S", "9D", "JK(9C)"]
+
+
+# B.2-7 "Lay-off timing: only the joker clause requires 'previous turn', so same-turn lay-off is allowed" onto any
+# meld (B.1-8 "onto any meld"), another seat's included. ``layoff_on_opening_turn=False`` waits for the next turn.
+#   P0 round 2 holds 10C 10D 10H | QH KH AH | 3S 2C 9C; P1 has 9H 9S JK(9D) and 4S 5S 6S.
+@pytest.mark.parametrize("allowed", [True, False])
+def test_lay_off_on_another_seats_meld_on_the_opening_turn(allowed):
+    h0 = ["10C", "10D", "10H", "QH", "KH", "AH", "3S", "2C", "9C"]
+    s = load(scenario([h0, [], []], phase="act", table=OTHER_R2, opened=[1]), layoff_on_opening_turn=allowed)
+    assert layoffs(s) == set()  # not before the opening
+    act(s, kind="meld", cards=["10C", "10D", "10H"])
+    act(s, kind="meld", cards=["QH", "KH", "AH"])
+    want = {("3S", 1, 1, "low"), ("9C", 1, 0, None)}
+    assert (want <= layoffs(s)) is allowed and (layoffs(s) & want == set()) is not allowed
+    if allowed:
+        act(s, kind="lay_off", card="3S", seat=1, meld=1, end="low")
+        assert table_of(s, 1)[1] == ["3S", "4S", "5S", "6S"] and hand(s, 0) == srt(["2C", "9C"])
+
+
+# ``extra_melds_after_opening``. 003 lists melding from the hand as a step of every turn: "Гравці можуть зливатися
+# комбінації карт у своїй руці, виклавши їх на стіл" (B.2-6 adopts "after opening no new melds"). With the switch a
+# player who is down may lay a new set or run (of any kind) whenever he may lay off, the opening turn included.
+#   P0 opened earlier (OWN_R2) holds 5C 5D 5H 2C 3S; P1 has 9H 9S JK(9D) and 4S 5S 6S.
+@pytest.mark.parametrize("allowed", [False, True])
+def test_extra_melds_after_opening(allowed):
+    sc = scenario([["5C", "5D", "5H", "2C", "4C"], [], []], phase="act", table=OWN_R2 + OTHER_R2, opened=[0, 1])
+    s = load(sc, extra_melds_after_opening=allowed)
+    if not allowed:
+        assert melds_offered(s) == set() and s.layout.max_melds == 3
+        return
+    assert melds_offered(s) == {("group", ("5C", "5D", "5H"))}
+    assert s.layout.max_melds == 53 // 3  # a seat may hold as many melds as the shoe can make
+    act(s, kind="meld", cards=["5C", "5D", "5H"])
+    assert table_of(s, 0)[2] == ["5C", "5D", "5H"] and hand(s, 0) == srt(["2C", "4C"])
+    assert s.phase == "act" and discards(s) == {"2C", "4C"} and melds_offered(s) == set()
+    # on the opening turn too, right after the contract (B.2-7 timing of lay-offs)
+    h0 = ["10C", "10D", "10H", "QH", "KH", "AH", "5C", "5D", "5H", "2C"]
+    s = load(scenario([h0, [], []], phase="act", table=OTHER_R2, opened=[1]), extra_melds_after_opening=True)
+    act(s, kind="meld", cards=["10C", "10D", "10H"])
+    assert melds_offered(s) == {("run", ("AH", "KH", "QH"))}  # the opening owes a run: no second set yet
+    act(s, kind="meld", cards=["QH", "KH", "AH"])
+    assert ("group", ("5C", "5D", "5H")) in melds_offered(s)
+    act(s, kind="meld", cards=["5C", "5D", "5H"])
+    act(s, kind="discard", card="2C")
+    assert s.round_results[-1]["winner"] == 0
+
+
+# ``swap_only_others_jokers``. 003: "якщо інший гравець використовує джокер в послідовності, щоб замінити карту, яку
+# він має на руці ... він може обміняти ці карти і взяти джокер" - literally only a joker another player placed
+# (B.2-8 adopts any run, own too). The engine records who placed each joker of a run (JSON ``placed_by``).
+#   5 players (two jokers). P0 opened earlier holds KH 6D 2C 9S; P0 has 10C 10D 10H and QH JK(KH) AH (own joker);
+#   P1 has 5D JK(6D) 7D (P1's joker) and 8C 8D 8H.
+@pytest.mark.parametrize("only_others", [False, True])
+def test_swap_only_jokers_placed_by_another_player(only_others):
+    table = [{"owner": 0, "kind": "group", "cards": ["10C", "10D", "10H"]},
+             {"owner": 0, "kind": "run", "cards": ["QH", "JK(KH)", "AH"]},
+             {"owner": 1, "kind": "run", "cards": ["5D", "JK(6D)", "7D"]},
+             {"owner": 1, "kind": "group", "cards": ["8C", "8D", "8H"]}]  # fmt: skip
+    sc = scenario([["KH", "6D", "2C", "9S"], [], [], [], []], phase="act", table=table, opened=[0, 1])
+    s = load(sc, swap_only_others_jokers=only_others)
+    assert {i["card"] for i in infos(s, "swap_joker")} == ({"6D"} if only_others else {"KH", "6D"})
+    act(s, kind="swap_joker", card="6D", seat=1, meld=0)
+    act(s, kind="place_joker", seat=1, meld=0, end="high")
+    j = s.to_json()
+    assert j["table"][2] == {"owner": 1, "kind": "run", "cards": ["5D", "6D", "7D", "JK(8D)"], "placed_by": [0]}
+    assert load_state(j, num_players=5, swap_only_others_jokers=only_others).to_json() == j
+    # P0 placed JK(8D) himself: with the switch he may not take it back with an 8D, another player may
+    j.update(hands=[["8D", "2C", "9S"], ["3C"], [], [], []], phase="act", opened=[0, 1], taken_discard=None)
+    del j["stock"], j["discard"], j["known"]
+    t = load_state(j, seed=0, num_players=5, swap_only_others_jokers=only_others)
+    assert bool(infos(t, "swap_joker")) is not only_others
+    j.update(hands=[["2C", "9S"], ["8D", "3C"], [], [], []], active=1, current_player=1)
+    t = load_state(j, seed=0, num_players=5, swap_only_others_jokers=only_others)
+    assert [i["card"] for i in infos(t, "swap_joker")] == ["8D"]
+    with pytest.raises(ScenarioError):  # one seat per joker, seats of the table
+        load_state({**j, "table": [{**j["table"][2], "placed_by": [7]}]}, seed=0, num_players=5)
+
+
+# ``final_round_discard``. 003: "Сьомий раунд/роздача, як правило, вимагає злиття всіх карт одночасно" ("as a rule",
+# B.2-9 makes it mandatory with no discard); the general rule (B.1-10) lets a player lay down and discard his last
+# card. With the switch ``go_out`` lays the three runs and discards the one card left over.
+#   P0 round 7 holds AC-5C 5D-8D 9H-JH and KH (a stray card).
+@pytest.mark.parametrize("allowed", [False, True])
+def test_final_round_lay_down_and_discard_the_last_card(allowed):
+    h0 = [*R7, "KH"]
+    s = load(scenario([h0, ["4S"], ["6S"]], round=7, phase="act", **final(7)), final_round_discard=allowed)
+    assert kinds(s) == ({"go_out", "discard"} if allowed else {"discard"})
+    if not allowed:
+        return
+    assert s.describe_action(s.find_action(kind="go_out")) == "go out: lay the hand as runs and discard K♥"
+    act(s, kind="go_out")
+    j = s.to_json()
+    assert s.is_terminal() and j["discard"][0] == "KH" and j["hands"][0] == []
+    assert table_of(s, 0) == [["AC", "2C", "3C", "4C", "5C"], ["5D", "6D", "7D", "8D"], ["9H", "10H", "JH"]]
+    assert s.round_results[-1] == {"round": 7, "winner": 0, "reason": "out", "penalties": [0, 4, 6]}
+    # the card taken from the discard pile may not be the one discarded (B.1-6 (b)): no going out with it
+    s = load(scenario([R7, [], []], round=7, discard=["2S"]), final_round_discard=True)
+    act(s, kind="draw_discard")
+    assert kinds(s) == {"discard"} and "2S" not in discards(s)
+    s = load(scenario([R7, [], []], round=7, stock=["2S"]), final_round_discard=True)
+    act(s, kind="draw_stock")
+    assert kinds(s) == {"go_out", "discard"}

@@ -8,7 +8,7 @@ Every atomic decision has one id in ``range(layout.num_actions)``, the same in e
 | `draw_discard` | 1                        | take the discard top                                              |
 | `pickup`       | max_depth-1 (profiles with deep pickups) | take the card at depth d >= 2 and all above it    |
 | `buy` / `pass` | 1 / 1                    | buy the offered discard top (+ penalty card) / decline it        |
-| `meld`         | 403 groups + 660 runs    | declare one exact-minimum meld of the opening (catalog index)     |
+| `meld`         | 403 groups + 660 runs    | declare one exact-minimum meld (catalog index; a set's jokers with their suits) |
 | `lay_off`      | 53 kinds x slots x 2 ends | lay off a card on a table meld; end 0 = low (or group), 1 = high |
 | `swap_joker`   | 4 suits x 14 pos x slots | give the natural for the joker at (suit, position) of a run       |
 | `place_joker`  | slots x 2 ends           | place the freed joker on a meld                                   |
@@ -22,10 +22,11 @@ own seat. ``action_info`` reports seats as absolute numbers.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from ..cards import NUM_KINDS
-from ..melds import GroupSpec, RunSpec, group_catalog, run_catalog
+from ..melds import GroupSpec, RunSpec, group_catalog, group_spec_cards, run_catalog, run_spec_cards
 
 
 @dataclass(frozen=True)
@@ -73,15 +74,30 @@ class RangeTable:
 class ActionLayout(RangeTable):
     """Named action ranges of a Contract-family profile and player count; the total is computed from them."""
 
-    def __init__(self, rules, num_players: int | None = None, pickup_depths: int = 0):
+    def __init__(self, rules, num_players: int | None = None, pickup_depths: int = 0, joker_suits: bool | None = None):
+        """``joker_suits=False`` builds the rank-only set catalog of earlier versions (checkpoint migration)."""
         self.num_players = num_players or rules.num_players
         self.max_melds = rules.max_melds_per_seat
         self.slots = self.num_players * self.max_melds
-        self.groups: list[GroupSpec] = group_catalog(rules, rules.decks, rules.jokers)
+        self.groups: list[GroupSpec] = group_catalog(rules, rules.decks, rules.jokers, joker_suits)
         self.runs: list[RunSpec] = run_catalog(rules, rules.jokers)
         self.run_size = rules.run_min
+        #: (rank, natural suits, jokers) -> catalog indices of every joker declaration of that group
+        self.group_ids: dict[tuple[int, tuple[int, ...], int], list[int]] = {}
+        for i, spec in enumerate(self.groups):
+            self.group_ids.setdefault((spec.rank, spec.suits, spec.jokers), []).append(i)
         self.group_index = {spec: i for i, spec in enumerate(self.groups)}
+        for (rank, suits, j), ids in self.group_ids.items():
+            # a spec without joker suits names the first declaration (callers that do not choose the suit)
+            self.group_index.setdefault(GroupSpec(rank, suits, j), ids[0])
         self.run_index = {spec: i for i, spec in enumerate(self.runs)}
+        #: per meld index (groups then runs): its kinds, and the (kind, copies) a hand needs to declare it
+        self.meld_kinds: list[list[int]] = [group_spec_cards(g) for g in self.groups] + [
+            run_spec_cards(r, self.run_size) for r in self.runs
+        ]
+        self.meld_needs: list[tuple[tuple[int, int], ...]] = [
+            tuple(sorted(Counter(kinds).items())) for kinds in self.meld_kinds
+        ]
         sizes = [("draw_stock", 1), ("draw_discard", 1)]
         if pickup_depths:
             sizes.append(("pickup", pickup_depths))

@@ -44,7 +44,7 @@ from ..melds import (
     _run_conflicts,
     can_make_contract,
     final_partition,
-    group_spec_cards,
+    group_spec_meld,
     joker_place_fits,
     lay_off,
     layoff_fits,
@@ -212,7 +212,7 @@ class ContractState(EngineState):
             if phase == DRAW:
                 acts = self._legal_draw()
             elif phase == BUY:
-                acts = [self.layout.BUY, self.layout.PASS]
+                acts = [self.layout.BUY, self.layout.PASS] if self._buy_possible() else [self.layout.PASS]
             elif phase == ACT:
                 acts = self._legal_act()
             elif phase == OPENING:
@@ -262,7 +262,7 @@ class ContractState(EngineState):
         hand = self.hands[p]
         rules = self.rules
         if self.final_round:
-            return self._final_partition() is not None
+            return self._final_layout(keep=c) is not None
         if not self.opened[p]:
             g, r = self.opening_left if self.opening_left else self.contract
             declared = tuple(self.opening_runs)
@@ -270,6 +270,8 @@ class ContractState(EngineState):
                 return False  # the card can only reach the table after an opening
             if self._in_some_contract_meld(c, g, r, declared):
                 return True
+            if rules.extra_melds_after_opening and rules.layoff_on_opening_turn and self._extra_meld_with(c, g, r, declared):
+                return True  # in a new meld right after the opening
             # or laid off (through a chain of hand cards) on a table meld right after the opening
             for meld in self.table:
                 for chain in self._chains(meld, c):
@@ -281,13 +283,25 @@ class ContractState(EngineState):
         for meld in self.table:
             if self._chains(meld, c):
                 return True
+        if rules.extra_melds_after_opening and self._extra_meld_with(c):
+            return True
         if not self.opened_this_turn and c != JOKER:
             for meld in self.table:
                 if meld.kind == RUN and meld.suit == c // NUM_RANKS:
                     for i, k in enumerate(meld.cards):
-                        if k == JOKER and pos_kind(meld.suit, meld.low + i) == c and self._joker_placeable():
+                        if (
+                            k == JOKER
+                            and pos_kind(meld.suit, meld.low + i) == c
+                            and self._may_swap(meld, meld.low + i)
+                            and self._joker_placeable()
+                        ):
                             return True
         return False
+
+    def _may_swap(self, meld: Meld, pos: int) -> bool:
+        """``swap_only_others_jokers`` (003: "if another player uses a joker in a run"): the joker at ``pos`` was
+        placed by another player; otherwise any joker of a run may be swapped."""
+        return not self.rules.swap_only_others_jokers or meld.placers.get(pos, meld.owner) != self.active
 
     def _chains(self, meld: Meld, c: int) -> list[list[int]]:
         """Hand cards (other than one ``c``) that would carry a lay-off of ``c`` onto ``meld``, one list per way."""
@@ -395,7 +409,7 @@ class ContractState(EngineState):
         hand = self.hands[p]
         acts: list[int] = []
         if self.final_round:
-            if self.rules.final_round_all_at_once and self._final_partition() is not None:
+            if self.rules.final_round_all_at_once and self._final_layout() is not None:
                 acts.append(lay.GO_OUT)
         elif not self.opened[p]:
             g, r = self.contract
@@ -404,6 +418,8 @@ class ContractState(EngineState):
             acts.extend(self._layoff_actions())
             if not self.opened_this_turn:  # A.1-11 / B.1-9: swaps only after an opening on an earlier turn
                 acts.extend(self._swap_actions())
+            if self.rules.extra_melds_after_opening:  # new melds from the hand, when lay-offs are allowed
+                acts.extend(self._extra_meld_actions())
         elif not self.rules.exact_minimum_opening:
             # melds longer than the minimum: the opening's own melds may be extended in the opening turn
             acts.extend(self._layoff_actions(own_only=True))
@@ -437,6 +453,77 @@ class ContractState(EngineState):
             return None  # only all-runs final rounds exist in this family
         return final_partition(self.hands[self.active], r, self.rules)
 
+    def _final_layout(self, keep: int = -1) -> tuple[list[tuple[int, int, list[int]]], int] | None:
+        """How the active player goes out in the final round: (runs, discarded kind or -1), or None.
+
+        The whole hand as the contract's runs; with ``final_round_discard`` also every card but one that may be
+        discarded (not the card taken from the discard pile, A.2-4 / B.1-6, nor ``keep`` or the deep-pickup card,
+        which must reach the table). The round ends either way, so which card is discarded changes nothing: the
+        lowest kind that works is taken.
+        """
+        parts = self._final_partition()
+        if parts is not None:
+            return parts, -1
+        g, r = self.contract
+        if not self.rules.final_round_discard or g:
+            return None
+        hand = self.hands[self.active]
+        for k in range(NUM_KINDS):
+            if not hand[k] or (hand[k] == 1 and k in (keep, self.must_place)):
+                continue
+            if self.rules.forbid_rediscard and k == self.taken_kind and self.taken_pending and hand[k] == 1:
+                continue
+            hand[k] -= 1
+            try:
+                parts = final_partition(hand, r, self.rules)
+            finally:
+                hand[k] += 1
+            if parts is not None:
+                return parts, k
+        return None
+
+    def _can_spare_cards(self, cards: list[int]) -> bool:
+        """``_can_spare`` for several cards played together (a new meld after the opening)."""
+        size = self.hand_size[self.active] - len(cards)
+        t = self.taken_kind
+        banned = 1 if (self.rules.forbid_rediscard and self.taken_pending and t not in cards) else 0
+        if not self.rules.keep_card_for_discard:
+            return size == 0 or size - banned >= 1 or self.must_place >= 0
+        return size - banned >= 1
+
+    def _extra_meld_actions(self) -> list[int]:
+        """``extra_melds_after_opening``: every catalog meld the hand holds (a set or run of any kind), if a
+        discardable card remains (or, B.1-10, the hand empties and goes out)."""
+        lay = self.layout
+        hand = self.hands[self.active]
+        out = []
+        for i, need in enumerate(lay.meld_needs):
+            if all(hand[k] >= c for k, c in need) and self._can_spare_cards(lay.meld_kinds[i]):
+                out.append(lay.MELD + i)
+        return out
+
+    def _extra_meld_with(self, c: int, g: int = 0, r: int = 0, declared: tuple = ()) -> bool:
+        """``extra_melds_after_opening``: can ``c`` go into a new meld from the hand (after the ``g`` groups and
+        ``r`` runs still owed by the opening, if any)?  A longer meld holding ``c`` always contains a catalog meld
+        holding it, so the catalog is enough."""
+        lay = self.layout
+        hand = self.hands[self.active]
+        for i, need in enumerate(lay.meld_needs):
+            if c not in lay.meld_kinds[i] or not all(hand[k] >= n for k, n in need):
+                continue
+            if not (g or r):
+                return True
+            for k, n in need:
+                hand[k] -= n
+            try:
+                ok = can_make_contract(hand, g, r, self.rules, declared)
+            finally:
+                for k, n in need:
+                    hand[k] += n
+            if ok:
+                return True
+        return False
+
     def _meld_candidates(self, g: int, r: int) -> list[int]:
         """Catalog melds legal now: in hand, of a kind still owed, and the rest of the contract stays makeable."""
         rules = self.rules
@@ -464,12 +551,13 @@ class ContractState(EngineState):
                     continue
                 for j in range(0, min(size, jokers) + 1):
                     for suits in _sub_multisets(avail, size - j, rules.group_distinct_suits):
-                        idx = lay.group_index.get((rank, suits, j))
-                        if idx is None:
+                        ids = lay.group_ids.get((rank, suits, j))
+                        if not ids:
                             continue
                         used = [s * NUM_RANKS + rank - 1 for s in suits]
                         if self._opening_rest_ok(hand, used, j, g - 1, r, declared):
-                            out.append(lay.MELD + idx)
+                            # B.1-3: one action per choice of the suits the jokers stand for
+                            out.extend(lay.MELD + i for i in ids)
         if r:
             size = rules.run_min
             full = (1 << size) - 1
@@ -575,7 +663,7 @@ class ContractState(EngineState):
         if kind == t or hand[t] != 1:
             return False
         after = meld.copy()
-        lay_off(after, kind, end)
+        lay_off(after, kind, end, self.rules)
         for m in self.table:
             target = after if m is meld else m
             for e in (0, 1) if target.kind == RUN else (0,):
@@ -605,7 +693,7 @@ class ContractState(EngineState):
                         continue
                     pos = meld.low + i
                     nat = pos_kind(meld.suit, pos)
-                    if not hand[nat] or not self._can_spare(nat):
+                    if not hand[nat] or not self._can_spare(nat) or not self._may_swap(meld, pos):
                         continue
                     if placeable is None:
                         placeable = self._joker_placeable()
@@ -650,7 +738,7 @@ class ContractState(EngineState):
             keep = (self.taken_pending, self.must_place, self.known[self.active][JOKER])
             self._play_card(JOKER)
             self.taken_pending, self.must_place, self.known[self.active][JOKER] = keep
-            lay_off(self.seat_melds[owner][idx], JOKER, end)
+            lay_off(self.seat_melds[owner][idx], JOKER, end, self.rules, placer=self.active)
             self.phase = ACT
             self._out_if_empty()
         else:
@@ -705,11 +793,19 @@ class ContractState(EngineState):
         if not self.rules.discarder_may_buy:
             prev = (p - 1) % self.n
             self.buy_queue = [s for s in self.buy_queue if s != prev]
-        if self.buy_queue and self.discard:
+        if self.buy_queue and self.discard and self._buy_possible():
             self.phase = BUY
             self.current = self.buy_queue[0]
         else:
             self._active_draws_stock()
+
+    def _buy_possible(self) -> bool:
+        """``buy_needs_penalty_card``: a buy is offered only if its penalty cards can be supplied (the stock, then a
+        reshuffle of the discards below the new top, A.1-14); otherwise always (A.2-9: the round then ends)."""
+        if not self.rules.buy_needs_penalty_card:
+            return True
+        below = len(self.discard) - 1  # the pile once the offered card is bought
+        return len(self.stock) + max(0, below - 1) >= self.rules.buy_penalty_cards
 
     def _apply_buy(self, buy: bool) -> None:
         buyer = self.buy_queue.pop(0)
@@ -795,7 +891,7 @@ class ContractState(EngineState):
             kind, slot, end = lay.decode_lay_off(action)
             owner, idx = lay.slot_target(p, slot)
             self._play_card(kind)
-            lay_off(self.seat_melds[owner][idx], kind, end)
+            lay_off(self.seat_melds[owner][idx], kind, end, self.rules, placer=p)
             self._out_if_empty()
         else:
             suit, pos, slot = lay.decode_swap(action)
@@ -804,6 +900,7 @@ class ContractState(EngineState):
             nat = pos_kind(suit, pos)
             self._play_card(nat)
             meld.cards[pos - meld.low] = nat
+            meld.placers.pop(pos, None)
             self.hands[p][JOKER] += 1
             self.hand_size[p] += 1
             self.phase = PLACE_JOKER
@@ -813,24 +910,35 @@ class ContractState(EngineState):
         if self.hand_size[self.active] == 0 and self.phase != GAME_OVER:
             self._end_round(winner=self.active, reason="out")
 
-    def _declare_meld(self, action: int) -> None:
-        """A.1-9: one meld of the opening; the opening completes when the whole contract is down."""
+    def _catalog_meld(self, action: int, owner: int) -> Meld:
+        """The table meld of a ``meld`` action (a set's jokers declared with their suits, B.1-3)."""
         lay = self.layout
+        if action < lay.MELD_RUN:
+            return group_spec_meld(lay.groups[action - lay.MELD], owner)
+        spec = lay.runs[action - lay.MELD_RUN]
+        return Meld(owner, RUN, run_spec_cards(spec, lay.run_size), suit=spec.suit, low=spec.low)
+
+    def _declare_meld(self, action: int) -> None:
+        """A.1-9: one meld of the opening; the opening completes when the whole contract is down.
+        ``extra_melds_after_opening``: a meld of a player already down is a new meld of his own."""
         p = self.active
+        meld = self._catalog_meld(action, p)
+        cards = list(meld.cards)
+        if self.opened[p] and self.opening_left is None:
+            for k in cards:
+                self._play_card(k)
+            self.table.append(meld)
+            self.seat_melds[p].append(meld)
+            self._out_if_empty()
+            return
         if self.opening_left is None:
             self.opening_left = self.contract
             self.opening_runs = []
         g, r = self.opening_left
-        if action < lay.MELD_RUN:
-            spec = lay.groups[action - lay.MELD]
-            cards = group_spec_cards(spec)
-            meld = Meld(p, GROUP, cards, rank=spec.rank)
+        if meld.kind == GROUP:
             g -= 1
         else:
-            spec = lay.runs[action - lay.MELD_RUN]
-            cards = run_spec_cards(spec, lay.run_size)
-            meld = Meld(p, RUN, cards, suit=spec.suit, low=spec.low)
-            self.opening_runs.append((spec.suit, spec.low, meld.high))
+            self.opening_runs.append((meld.suit, meld.low, meld.high))
             r -= 1
         for k in cards:
             self._play_card(k)
@@ -850,14 +958,18 @@ class ContractState(EngineState):
     def _go_out_final(self) -> None:
         """A.1-9 (round 7): the whole hand as exactly three runs, no discard; the round ends."""
         p = self.active
-        parts = self._final_partition()
-        assert parts is not None
+        layout = self._final_layout()
+        assert layout is not None
+        parts, discard = layout
         for suit, low, cards in parts:
             meld = Meld(p, RUN, list(cards), suit=suit, low=low)
             for k in cards:
                 self._play_card(k)
             self.table.append(meld)
             self.seat_melds[p].append(meld)
+        if discard >= 0:  # final_round_discard: the last card goes onto the discard pile (B.1-10)
+            self._play_card(discard)
+            self.discard.append(discard)
         self.opened[p] = True
         self._end_round(winner=p, reason="out")
 
@@ -892,6 +1004,10 @@ class ContractState(EngineState):
             outside[k] += 1
         for k in self.discard:
             outside[k] += 1
+        if rules.extra_melds_after_opening and (
+            can_make_contract(outside, 1, 0, rules) or can_make_contract(outside, 0, 1, rules)
+        ):
+            return False  # the cards outside the table can still make a new meld
         for meld in self.table:
             for end in (0, 1) if meld.kind == RUN else (0,):
                 if outside[JOKER] and layoff_fits(meld, JOKER, end, rules):
@@ -997,12 +1113,7 @@ class ContractState(EngineState):
         if name == "pass":
             return {"kind": "pass"}
         if name == "meld":
-            if action < lay.MELD_RUN:
-                spec = lay.groups[action - lay.MELD]
-                m = Meld(actor, GROUP, group_spec_cards(spec), rank=spec.rank)
-            else:
-                spec = lay.runs[action - lay.MELD_RUN]
-                m = Meld(actor, RUN, run_spec_cards(spec, lay.run_size), suit=spec.suit, low=spec.low)
+            m = self._catalog_meld(action, actor)
             return {"kind": "meld", "meld": m.kind, "cards": m.card_strings()}
         if name == "lay_off":
             kind, slot, end = lay.decode_lay_off(action)
@@ -1056,6 +1167,9 @@ class ContractState(EngineState):
             return f"place the freed joker on {where}{end}"
         if kind == "discard":
             return f"discard {_sym_s(info['card'])}"
+        layout = self._final_layout() if self.phase == ACT and self.final_round else None
+        if layout is not None and layout[1] >= 0:
+            return f"go out: lay the hand as runs and discard {card_str(layout[1], symbols=True)}"
         return "go out: lay the whole hand as runs"
 
     def to_json(self) -> dict[str, Any]:
@@ -1186,13 +1300,13 @@ def load_state(data: dict[str, Any], rules: ContractRules, seed: int | None = No
     # cards -----------------------------------------------------------------------------------------------
     used = [0] * NUM_KINDS
     for i, m in enumerate(data.get("table", [])):
-        if not isinstance(m, dict) or set(m) - {"owner", "kind", "cards"}:
-            raise ScenarioError(f"table[{i}] must be a dict with keys owner, kind, cards; got {m!r}")
+        if not isinstance(m, dict) or set(m) - {"owner", "kind", "cards", "placed_by"}:
+            raise ScenarioError(f"table[{i}] must be a dict with keys owner, kind, cards (and placed_by); got {m!r}")
         owner = m.get("owner")
         if not isinstance(owner, int) or not 0 <= owner < n:
             raise ScenarioError(f"table[{i}]: unknown seat {owner!r} (seats are 0..{n - 1})")
         try:
-            meld = parse_meld(owner, m.get("kind"), m.get("cards"), rules)  # type: ignore[arg-type]
+            meld = parse_meld(owner, m.get("kind"), m.get("cards"), rules, m.get("placed_by"), n)  # type: ignore[arg-type]
         except ValueError as exc:
             raise ScenarioError(f"table[{i}]: {exc}") from None
         if len(st.seat_melds[owner]) >= rules.max_melds_per_seat:

@@ -23,16 +23,17 @@ laying off goes out without a discard; round 7 goes out at once as three runs of
 
 | `num_players` | action space | observation (`"observation"`) | `"action_mask"` | `state_space` |
 |---|---|---|---|---|
-| 3 | `Discrete(1906)` | `Box(0, high, (1437,), float32)` | `Box(0, 1, (1906,), int8)` | `Box(0, high, (1652,), float32)` |
-| 4 | `Discrete(2398)` | `Box(0, high, (1786,), float32)` | `Box(0, 1, (2398,), int8)` | `Box(0, high, (2055,), float32)` |
-| 5 | `Discrete(3139)` | `Box(0, high, (2135,), float32)` | `Box(0, 1, (3139,), int8)` | `Box(0, high, (2458,), float32)` |
+| 3 | `Discrete(1984)` | `Box(0, high, (1437,), float32)` | `Box(0, 1, (1984,), int8)` | `Box(0, high, (1652,), float32)` |
+| 4 | `Discrete(2476)` | `Box(0, high, (1786,), float32)` | `Box(0, 1, (2476,), int8)` | `Box(0, high, (2055,), float32)` |
+| 5 | `Discrete(3321)` | `Box(0, high, (2135,), float32)` | `Box(0, 1, (3321,), int8)` | `Box(0, high, (2458,), float32)` |
 
 Conventions for RL clients (illegal actions, seeding, infos, `state()`) as `contract_v0`; PettingZoo id
 `rummy_env/contract_gamerules-v0`.
 
 ## Version history
 
-* v0: first release.
+* v0: first release. A set's joker now names its suit (B.1-3): the set meld actions carry it, which enlarged the
+  action table (it was 1906 / 2398 / 3139 actions); the shipped checkpoint was migrated to the new ids.
 """
 
 from __future__ import annotations

@@ -58,6 +58,19 @@ class ContractRules:
     #: A.1-12: lay-offs may never empty the hand, going out = discarding the last card (False: B.1-10, a hand
     #: emptied by melding / laying off goes out without a discard)
     keep_card_for_discard: bool = True
+    #: document 003 lists melding from the hand as a step of every turn: True lets a player who has opened lay new
+    #: melds (any set / run, not only the contract's) whenever he may lay off; False (adopted, B.2-6 / A.1-9): after
+    #: the opening no new melds
+    extra_melds_after_opening: bool = False
+    #: document 003 (swap): "if another player uses a joker in a run for a card you hold": True = literally, only a
+    #: joker that another player placed may be swapped; False (adopted, B.2-8): any joker in a run, own ones too
+    swap_only_others_jokers: bool = False
+    #: document 003, round 7 is "as a rule" melded all at once; True also lets the player lay the three runs and
+    #: discard his last card (the general way of going out, B.1-10); False (adopted, B.2-9): no discard
+    final_round_discard: bool = False
+    #: document 000 §09: a buy whose penalty card cannot be supplied ends the round (A.2-9), which lets a player end
+    #: a round on purpose; True refuses such a buy instead (it is not offered)
+    buy_needs_penalty_card: bool = False
     #: engine limit: end a round as soon as nobody can ever go out (every seat down, no card outside the table fits
     #: any meld), scored like a round without a winner (reason "blocked") instead of cycling to the turn cap
     end_blocked_rounds: bool = True
@@ -89,8 +102,12 @@ class ContractRules:
 
     @property
     def max_melds_per_seat(self) -> int:
-        """Most melds one seat can have on the table (the largest contract)."""
-        return max(g + r for g, r in self.contracts)
+        """Most melds one seat can have on the table: the largest contract; with ``extra_melds_after_opening`` as
+        many as the shoe's cards can make (every meld has at least ``min(group_min, run_min)`` cards)."""
+        contract = max(g + r for g, r in self.contracts)
+        if self.extra_melds_after_opening:
+            return max(contract, (self.decks * 52 + self.jokers) // min(self.group_min, self.run_min))
+        return contract
 
     def is_final_all_at_once(self, round_no: int) -> bool:
         """Whether ``round_no`` (1-based) is a round that must be gone out in one action."""

@@ -1,0 +1,61 @@
+"""The rule switches of issue 13 (``extra_melds_after_opening``, ``swap_only_others_jokers``, ``final_round_discard``,
+``buy_needs_penalty_card``) switched on: seeded fuzzing (invariants, JSON round trips, clones, legality, replay) and,
+for ``contract_gamerules``, exact masks both ways with the round-7 / deep-pickup oracles of the conformance suite.
+The scripted rules tests of each switch are in test_rules_contract*.py."""
+
+from __future__ import annotations
+
+import conformance
+import pytest
+from conformance import case_id, sweep_masks
+
+from rummy_env.fuzz import fuzz
+
+GAMERULES_SWITCHES = ["extra_melds_after_opening", "swap_only_others_jokers", "final_round_discard"]
+
+
+@pytest.mark.parametrize(
+    "profile,field",
+    [("contract_gamerules", f) for f in GAMERULES_SWITCHES]
+    + [("contract", "buy_needs_penalty_card"), ("contract", "swap_only_others_jokers")],
+)
+def test_fuzz_with_the_switch_on(profile, field):
+    res = fuzz(profile=profile, decisions=8_000, seed=7, **{field: True})
+    assert res["violations"] == 0, res.get("examples")
+    assert res["decisions"] >= 8_000
+
+
+@pytest.mark.parametrize("field", GAMERULES_SWITCHES)
+def test_gamerules_masks_exact_with_the_switch_on(field, monkeypatch):
+    case = ("contract_gamerules", {"num_players": 4, field: True})
+    monkeypatch.setitem(conformance._CASE_BY_ID, case_id(case), case)  # the rigged positions of this case too
+    runs = [(2, 0.9, {}), (5, 0.9, {"rounds": (7,)}), (6, 0.0, {"rounds": (7,)})]
+    fig = sweep_masks(case, runs, per_round=3, p_rare=0.3, p_common=0.03, full_every=10, sample=60)
+    assert not fig["mismatches"], "\n".join(fig["mismatches"][:20])
+    assert fig["states"] >= 20 and fig["oracle"] >= 5
+
+
+R7 = "AC 2C 3C 4C 5C 5D 6D 7D 8D 9H 10H JH"
+
+
+# round 7 positions where the switch decides: a stray card (go out and discard it), and a stray card that was
+# taken from the discard pile (may not be discarded, so no going out); the oracle brute-forces both
+@pytest.mark.parametrize("allowed", [False, True])
+@pytest.mark.parametrize("extra", [{"hand": R7 + " KH", "phase": "act"}, {"hand": R7, "discard": ["2S"], "phase": "draw"}])
+def test_final_round_discard_mask_and_oracle(allowed, extra):
+    import numpy as np
+
+    case = ("contract_gamerules", {"num_players": 4, "final_round_discard": allowed})
+    env = conformance.make_env(case)
+    extra = dict(extra)
+    hand = extra.pop("hand")
+    sc = conformance.build_scenario(("contract_gamerules", {"num_players": 4}), hand, round_no=7, **extra)
+    env.reset(seed=0, options={"scenario": sc})
+    u = env.unwrapped
+    if u.state_.phase == "draw":
+        env.step(u.state_.find_action(kind="draw_discard"))
+    mask = env.observe(env.agent_selection)["action_mask"]
+    res = conformance.check_mask_exact(env, mask, np.random.default_rng(0), full=True, sample=0)
+    checks, problems = conformance.oracle_gamerules(env, mask)
+    assert not res["mismatches"] and not problems and checks >= 1
+    assert bool(mask[u.state_.layout.GO_OUT]) is (allowed and "KH" in hand)
