@@ -180,6 +180,7 @@ def test_heuristic_is_deterministic_for_a_seed():
 def test_decisions_do_not_change_when_hidden_cards_are_resampled():
     rng = np.random.Generator(np.random.PCG64(5))
     phases: set[str] = set()
+    kinds: set[str] = set()
     checked = 0
 
     def check(env, agent, bot):
@@ -199,12 +200,14 @@ def test_decisions_do_not_change_when_hidden_cards_are_resampled():
             finally:
                 env.state_ = real
         phases.add(real.phase)
+        kinds.add(real.action_info(expected)["kind"])
         checked += 1
 
     for seed in (2, 6, 9):
         play(["heuristic", "heuristic", "heuristic", "random"], seed=seed, check=check)
     assert checked > 400
-    assert {"draw", "act", "declare"} <= phases
+    assert {"draw", "act"} <= phases
+    assert {"draw_stock", "draw_discard", "discard", "discard_declare"} <= kinds
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -237,15 +240,35 @@ def test_goes_out_with_the_discard_that_pays_most():
     # the valid runs plus 2♦: throwing the 2 leaves a hand without wilds (W = 10, 11 a head), throwing 3♣ keeps
     # 2♦ as the 3♣ (W = 1): the 2 goes
     env = scenario_env(VALID + ["2D"], ["9D"], phase="act")
-    assert decide(env) == "discard 2♦"
+    assert decide(env) == "discard 2♦ and declare: reveal the 15 cards left and go out"
     # here the 2 is needed (it stands for 7♠): the stray K♦ goes
-    env = scenario_env([c for c in VALID if c != "7S"] + ["2D", "KD"], ["9D"], phase="act")
-    assert decide(env) == "discard K♦"
+    env = scenario_env([c for c in VALID if c != "7S"] + ["2D", "KD"], ["9D"], phase="act", turn=20)
+    assert decide(env) == "discard K♦ and declare: reveal the 15 cards left and go out"
 
 
 def test_declares_at_once_when_nothing_better_is_near():
-    env = scenario_env(VALID, ["9D"], phase="declare", turn=20)
-    assert decide(env) == "declare: reveal all 15 cards and go out"
+    env = scenario_env(VALID + ["KD"], ["9D"], phase="act", turn=20)
+    assert decide(env) == "discard K♦ and declare: reveal the 15 cards left and go out"
+
+
+#: a valid 15 whose only wild (2H for 3C) pays W = 1; a natural 3C would make it W = 10
+ONE_WILD = ["2H"] + VALID[1:]
+
+
+def test_waits_with_a_plain_discard_when_a_better_payment_is_near():
+    # C.2-7: declaring is optional; early in the deal the lone wild is worth swapping for the no-wild bonus
+    env = scenario_env(ONE_WILD + ["KD"], ["9D"], phase="act", turn=1)
+    assert decide(env) == "discard K♦"
+    assert env.unwrapped.state_.find_action(kind="discard_declare", card="KD") in env.unwrapped.state_.legal_actions()
+
+
+def test_declares_when_the_rules_make_it_mandatory():
+    # declare_mandatory=True: the plain discard of K♦ is illegal, so the heuristic declares with it
+    env = scenario_env(ONE_WILD + ["KD"], ["9D"], phase="act", turn=1)
+    sc = env.unwrapped.state_.to_json()
+    env = rummy_env.make("continental", declare_mandatory=True)
+    env.reset(seed=0, options={"scenario": sc})
+    assert decide(env) == "discard K♦ and declare: reveal the 15 cards left and go out"
 
 
 # ----------------------------------------------------------------------------------------------------------------
