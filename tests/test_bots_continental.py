@@ -4,7 +4,9 @@ and 5 players, blindness to hidden cards, decisions on scripted hands, and a see
 from __future__ import annotations
 
 import copy
+import importlib.util
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -283,3 +285,46 @@ def test_heuristic_beats_random_by_a_wide_margin():
     assert h["payment"] > 6.0 and r["payment"] < -2.0
     assert h["won"] > 0.85 > 0.05 > r["won"]
     assert h["capped"] <= 0.05
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The shipped checkpoint, migrated to the action table of issue 13 (training/migrate_continental_checkpoint.py)
+# ----------------------------------------------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _migration_module():
+    path = ROOT / "training" / "migrate_continental_checkpoint.py"
+    spec = importlib.util.spec_from_file_location("migrate_continental_checkpoint", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_migration_maps_the_policy_rows():
+    torch = pytest.importorskip("torch")
+    mig = _migration_module()
+    gen = torch.Generator().manual_seed(0)
+    w, b = torch.randn(57, 8, generator=gen), torch.randn(57, generator=gen)
+    w2, b2 = mig.map_policy_head(w, b, 7.8)
+    assert w2.shape == (109, 8) and b2.shape == (109,)
+    assert torch.equal(w2[:56], w[:56]) and torch.equal(b2[:56], b[:56])  # draws, discards, first-turn declare
+    assert torch.equal(w2[56:], w[2:55])  # discard X and declare <- discard X
+    assert torch.allclose(b2[56:], b[2:55] + 7.8)
+    with pytest.raises(ValueError, match="57"):
+        mig.map_policy_head(w2, b2, 0.0)
+
+
+def test_shipped_checkpoint_loads_and_declares_with_the_discard():
+    pytest.importorskip("torch")
+    pytest.importorskip("safetensors")
+    from rummy_env.checkpoints import load_checkpoint
+
+    path = ROOT / "checkpoints" / "continental"
+    ckpt = load_checkpoint(path, expect_profile="continental", expect_num_players=4)
+    assert ckpt.metadata["num_actions"] == 109 and ckpt.metadata["migration"]["from"]["num_actions"] == 57
+    env = scenario_env(VALID + ["KD"], ["9D"], phase="act", turn=20)
+    bot = bots.load(f"checkpoint:{path}", seed=0)
+    action = bot.act(env, env.agent_selection)
+    assert env.unwrapped.action_info(action)["kind"] == "discard_declare"

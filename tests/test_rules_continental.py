@@ -989,3 +989,32 @@ def test_json_round_trip_keeps_the_rediscard_ban():
 def test_scenario_for_another_profile_rejected():
     with pytest.raises(ScenarioError, match="for profile 'contract'"):
         load_continental(dict(scenario({}), profile="contract"), get_rules("continental"))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The declaring discards are found exactly (fast path of the act-phase mask)
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def test_fitting_discards_match_can_go_out_on_every_discard():
+    # the engine offers "discard X and declare" for the X returned by fitting_discards; it must be exactly the
+    # discards after which can_go_out holds, on random 16-card hands and on valid hands plus one card
+    import random
+
+    from rummy_env.continental_hand import fitting_discards, random_shoe_counts, random_valid_counts
+
+    rng = random.Random(13)
+    hands = [random_shoe_counts(rng, 16) for _ in range(150)]
+    for _ in range(150):
+        h = random_valid_counts(rng)
+        extra = rng.choice([k for k in range(NUM_KINDS) if h[k] < 2])
+        h[extra] += 1
+        hands.append(h)
+    hits = 0
+    for h in hands:
+        want = [k for k in range(NUM_KINDS) if h[k] and can_go_out([c - (i == k) for i, c in enumerate(h)])]
+        assert fitting_discards(h) == want, h
+        hits += bool(want)
+    assert hits >= 150  # every valid hand plus one card has a fitting discard (the added one)
+    with pytest.raises(ValueError):
+        fitting_discards([1] * 10)
