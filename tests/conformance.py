@@ -42,9 +42,13 @@ ENV_CASES: list[Case] = [
 
 #: action kinds a biased policy prefers, so that openings, lay-offs, joker swaps, deep pickups and declarations
 #: show up in random play (kinds a profile lacks never appear, so one set serves every profile)
-PREFERRED_KINDS = frozenset({"pickup", "meld", "lay_off", "swap_joker", "place_joker", "go_out", "declare"})
+PREFERRED_KINDS = frozenset(
+    {"pickup", "meld", "lay_off", "swap_joker", "place_joker", "go_out", "declare", "discard_declare"}
+)
 #: kinds whose presence among the legal actions makes a state worth sampling often
-RARE_KINDS = frozenset({"pickup", "meld", "lay_off", "swap_joker", "place_joker", "go_out", "declare", "pass"})
+RARE_KINDS = frozenset(
+    {"pickup", "meld", "lay_off", "swap_joker", "place_joker", "go_out", "declare", "discard_declare", "pass"}
+)
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,7 @@ _CONTINENTAL_KEYS: dict[str, frozenset[str]] = {
     "draw_discard": frozenset({"card"}),
     "discard": frozenset({"card"}),
     "declare": frozenset({"draw"}),
-    "pass": frozenset(),
+    "discard_declare": frozenset({"card"}),
 }
 
 PROFILES: dict[str, ProfileSpec] = {
@@ -330,8 +334,19 @@ def _fingerprint(state: Any) -> tuple[Any, ...]:
 HIDDEN_KEYS = frozenset({"hands", "stock"})
 
 
-def check_hidden(env: Any, rng: np.random.Generator) -> dict[str, Any]:
-    """For each seat: resampling what that seat cannot see leaves its observation and mask unchanged.
+#: how far ``check_hidden`` plays on in the two worlds (decisions, actions tried per decision, resamples per action)
+FORWARD_STEPS, FORWARD_BRANCH, FORWARD_TRIES = 3, 6, 4
+
+
+def check_hidden(
+    env: Any,
+    rng: np.random.Generator,
+    steps: int = FORWARD_STEPS,
+    branch: int = FORWARD_BRANCH,
+    tries: int = FORWARD_TRIES,
+) -> dict[str, Any]:
+    """For each seat: resampling what that seat cannot see leaves its observation and mask unchanged, and so do
+    the next decisions played the same way in both worlds (``check_hidden_forward``).
 
     Also reports whether the resampling changed some opponent's hand and whether it changed another seat's
     observation (both show that the check has power).
@@ -389,6 +404,8 @@ def check_hidden(env: Any, rng: np.random.Generator) -> dict[str, Any]:
                 mover_kept += 1
         if any(not np.array_equal(others[a], others2[a]) for a in others):
             other_obs_changed += 1
+    fwd = check_hidden_forward(env, rng, steps=steps, branch=branch, tries=tries)
+    problems.extend(fwd.pop("problems"))
     if st.to_json() != before:
         problems.append("resample_hidden changed the original state")
     return {
@@ -398,7 +415,89 @@ def check_hidden(env: Any, rng: np.random.Generator) -> dict[str, Any]:
         "other_obs_changed": other_obs_changed,
         "movers": movers,
         "mover_kept": mover_kept,
+        **fwd,
     }
+
+
+def _seat_view(u: Any, state: Any, agent: str) -> tuple[int, np.ndarray, np.ndarray]:
+    """(player to move, observation, mask) of ``agent`` in ``state`` (the env's own state is put back)."""
+    st = u.state_
+    u.state_ = state
+    try:
+        obs = u.observe(agent)
+    finally:
+        u.state_ = st
+    return state.current_player, obs["observation"], obs["action_mask"]
+
+
+def check_hidden_forward(
+    env: Any, rng: np.random.Generator, *, steps: int, branch: int, tries: int
+) -> dict[str, Any]:
+    """No decision point, turn order or observation may depend on cards a seat cannot see.
+
+    For each observer seat: world A is the env's state, world B a resample of everything the observer cannot see
+    (``resample_hidden``). Both play on for ``steps`` decisions with the same actions. At each decision up to
+    ``branch`` legal actions of world A are tried; an action that is illegal in B (the mover holds other hidden
+    cards there) gets B resampled again from A, up to ``tries`` times, until it is legal in both. After each action
+    the player to move and the observer's observation and mask must be the same in both worlds. An action that
+    gives the observer himself a hidden card (his own stock draw) ends that branch, and so does the end of a round
+    (the hands are shown and scored; only the player to move next and the round's end itself are compared).
+    The walk goes on along one of the actions tried. Figures: decisions compared, and those where an opponent of
+    the observer moved holding different cards in the two worlds (where a leak of his hidden cards would show).
+    """
+    u = env.unwrapped
+    st = u.state_
+    problems: list[str] = []
+    compared = opp_moves = 0
+    for seat, agent in enumerate(u.possible_agents):
+        a_state, b_state = st.clone(), st.resample_hidden(seat, rng)
+        path: list[str] = []
+        for _ in range(steps):
+            if a_state.is_terminal():
+                break
+            legal = [int(x) for x in a_state.legal_actions()]
+            cands = legal if len(legal) <= branch else [int(x) for x in rng.choice(legal, size=branch, replace=False)]
+            mover = a_state.current_player
+            nexts: list[tuple[Any, Any, str]] = []
+            for a in cands:
+                b0 = b_state
+                for _ in range(tries):
+                    if a in b0.legal_actions():
+                        break
+                    b0 = a_state.resample_hidden(seat, rng)
+                else:
+                    continue
+                what = f"{a_state.describe_action(a)} by P{mover}"
+                differ = list(a_state.hands[mover]) != list(b0.hands[mover])
+                a2, b2 = a_state.clone(), b0.clone()
+                a2.apply(a)
+                b2.apply(a)
+                ended = len(a2.round_results) > len(a_state.round_results)
+                if not ended and list(a2.hands[seat]) != list(b2.hands[seat]):
+                    continue  # the observer drew a hidden card: the two worlds may look different to him now
+                compared += 1
+                opp_moves += mover != seat and differ
+                cur_a, obs_a, mask_a = _seat_view(u, a2, agent)
+                cur_b, obs_b, mask_b = _seat_view(u, b2, agent)
+                where = f"seat {seat} after {' / '.join([*path, what])}"
+                if cur_a != cur_b:
+                    problems.append(f"{where}: P{cur_a} moves next, P{cur_b} in a world with other hidden cards")
+                if ended != (len(b2.round_results) > len(b_state.round_results)):
+                    problems.append(f"{where}: the round ends in one world only")
+                if ended:
+                    continue  # the hands are shown and scored: the scores (and the next deal) may differ now
+                if not np.array_equal(obs_a, obs_b):
+                    diff = np.flatnonzero(obs_a != obs_b)
+                    names = sorted({n for i in diff for n, sl in _piece_slices(u) if sl.start <= i < sl.stop})
+                    problems.append(f"{where}: its observation depends on hidden cards (pieces {names})")
+                if not np.array_equal(mask_a, mask_b):
+                    problems.append(f"{where}: its action mask depends on hidden cards")
+                nexts.append((a2, b2, what))
+            if not nexts:
+                break
+            a_state, b_state, what = nexts[int(rng.integers(len(nexts)))]
+            path.append(what)
+    return {"problems": problems, "fwd_compared": compared, "fwd_opp_moves": opp_moves}
 
 
 def _piece_slices(u: Any) -> list[tuple[str, slice]]:
@@ -515,7 +614,7 @@ def check_action_info(env: Any, action: int) -> list[str]:
             end = info.get("end")
             if (want_end is None and end is not None) or (want_end is not None and end not in want_end):
                 problems.append(f"action {action} ({kind}): end {end!r} on a {owned[idx]['kind']}")
-    if kind in ("discard", "lay_off", "swap_joker"):
+    if kind in ("discard", "lay_off", "swap_joker", "discard_declare"):
         hand = st.to_json()["hands"][st.current_player]
         if parse_card(info["card"]) not in [parse_card(c) for c in hand]:
             problems.append(f"action {action} ({kind}): card {info['card']} is not in the actor's hand")
@@ -530,7 +629,7 @@ def check_action_info(env: Any, action: int) -> list[str]:
         elif parse_card(info["card"]) != parse_card(pile[depth - 1]):
             problems.append(f"action {action} (pickup): card {info['card']} is not at depth {depth} of {pile}")
     if kind == "declare":
-        if not isinstance(info.get("draw"), bool) or info["draw"] != (st.phase != "draw"):
+        if info.get("draw") is not False or st.phase != "draw":
             problems.append(f"action {action} (declare): draw={info.get('draw')!r} in phase {st.phase!r}")
     return problems
 
@@ -828,15 +927,14 @@ RIGGED: dict[str, list[Rigged]] = {
             frozenset({"draw_stock", "draw_discard", "declare"}),
             exact=True,
         ),
-        # one stray card: discarding it leaves a valid hand (declare phase); wilds in the hand
-        Rigged("stray_card", CONT_V2 + " KS", {}, frozenset({"discard"}), exact=True),
-        Rigged("declare_phase", CONT_V1, {"phase": "declare"}, frozenset({"declare", "pass"}), exact=True),
+        # one stray card: discarding it leaves a valid hand (discard it and declare); wilds in the hand
+        Rigged("stray_card", CONT_V2 + " KS", {}, frozenset({"discard", "discard_declare"}), exact=True),
         # C.2-6: the card taken from the discard pile may not go back; another discard leaves a valid hand
         Rigged(
             "taken_card",
             CONT_V1 + " QS",
             {"taken_discard": "QS", "known0": ["QS"]},
-            frozenset({"discard"}),
+            frozenset({"discard", "discard_declare"}),
             exact=True,
         ),
         Rigged("one_suit_first_turn", CONT_ONE_SUIT, {"phase": "draw", "turns_taken": "zeros"}, frozenset({"declare"})),
@@ -960,7 +1058,7 @@ def _hand_counts(st: Any, seat: int) -> list[int]:
 
 
 def oracle_continental(env: Any, mask: np.ndarray) -> tuple[int, list[str]]:
-    """Declarations against the brute force: first-turn declare, the declare phase after each discard."""
+    """Declarations against the brute force: first-turn declare, the declaring variant of each discard."""
     st = env.unwrapped.state_
     lay = st.layout
     p = st.current_player
@@ -972,29 +1070,26 @@ def oracle_continental(env: Any, mask: np.ndarray) -> tuple[int, list[str]]:
         checks += 1
         if bool(mask[lay.DECLARE]) != want:
             problems.append(f"draw phase: declare offered {bool(mask[lay.DECLARE])}, brute force says {want}")
-    elif st.phase == "declare":
-        checks += 1
-        if not continental_valid(hand):
-            problems.append("declare phase with a hand the brute force rejects")
     elif st.phase == "act":
         for k in range(NUM_KINDS):
             if not hand[k]:
                 continue
             banned = k == st.taken_kind and hand[k] == 1 and st.rules.forbid_rediscard
-            if bool(mask[lay.DISCARD + k]) == banned:
-                problems.append(f"discard of {card_str(k)} offered {bool(mask[lay.DISCARD + k])}, banned {banned}")
-                continue
-            if banned:
-                continue
             left = list(hand)
             left[k] -= 1
-            c = st.clone()
-            c.apply(lay.DISCARD + k)
-            got = c.phase == "declare" and c.current_player == p
-            want = continental_valid(left)
+            fits = not banned and continental_valid(left)
+            plain = not banned and not (fits and st.rules.declare_mandatory)
             checks += 1
-            if got != want:
-                problems.append(f"discard {card_str(k)}: declare phase {got}, brute force says {want}")
+            if bool(mask[lay.DISCARD + k]) != plain:
+                problems.append(f"discard {card_str(k)} offered {bool(mask[lay.DISCARD + k])}, want {plain}")
+            if bool(mask[lay.DISCARD_DECLARE + k]) != fits:
+                got = bool(mask[lay.DISCARD_DECLARE + k])
+                problems.append(f"discard {card_str(k)} and declare offered {got}, brute force says {fits}")
+            if fits:
+                c = st.clone()
+                c.apply(lay.DISCARD_DECLARE + k)
+                if len(c.round_results) <= len(st.round_results) or c.round_results[-1]["winner"] != p:
+                    problems.append(f"discard {card_str(k)} and declare: P{p} did not go out")
     return checks, problems
 
 
@@ -1052,10 +1147,8 @@ def oracle_gamerules(env: Any, mask: np.ndarray) -> tuple[int, list[str]]:
 
 
 #: public facts about hidden cards a resample must keep, per profile (besides ``check_invariants``, which already
-#: asks that the player to move has a legal action): continental's declare phase shows that the mover's 15 are valid
-RESAMPLE_CONSISTENCY: dict[str, Callable[[Any], bool]] = {
-    "continental": lambda st: st.phase != "declare" or continental_valid(list(st.hands[st.current_player])),
-}
+#: asks that the player to move has a legal action); none at present: no phase reveals a hidden hand
+RESAMPLE_CONSISTENCY: dict[str, Callable[[Any], bool]] = {}
 
 #: independent checks of each profile's masks, run on every sampled state: (env, mask) -> (checks, problems)
 ORACLES: dict[str, Callable[[Any, np.ndarray], tuple[int, list[str]]]] = {
@@ -1146,8 +1239,11 @@ def sweep_masks(
     return fig
 
 
-def sweep_hidden(case: Case, runs: list[Run], *, per_round: int, p: float, seed: int = 77) -> dict[str, Any]:
-    """Resampling checks at sampled states of ``runs`` and at the first decisions from each rigged position."""
+def sweep_hidden(
+    case: Case, runs: list[Run], *, per_round: int, p: float, seed: int = 77, **forward: int
+) -> dict[str, Any]:
+    """Resampling checks at sampled states of ``runs`` and at the first decisions from each rigged position
+    (``forward``: ``steps`` / ``branch`` / ``tries`` of ``check_hidden_forward``)."""
     rng = np.random.default_rng(seed)
     fig: dict[str, Any] = {
         "states": 0,
@@ -1156,11 +1252,13 @@ def sweep_hidden(case: Case, runs: list[Run], *, per_round: int, p: float, seed:
         "other_obs": 0,
         "movers": 0,
         "mover_kept": 0,
+        "fwd_compared": 0,
+        "fwd_opp_moves": 0,
         "problems": [],
     }
 
     def check(env: Any) -> None:
-        res = check_hidden(env, rng)
+        res = check_hidden(env, rng, **forward)
         st = env.unwrapped.state_
         fig["states"] += 1
         fig["checks"] += res["players"]
@@ -1168,6 +1266,8 @@ def sweep_hidden(case: Case, runs: list[Run], *, per_round: int, p: float, seed:
         fig["other_obs"] += res["other_obs_changed"]
         fig["movers"] += res["movers"]
         fig["mover_kept"] += res["mover_kept"]
+        fig["fwd_compared"] += res["fwd_compared"]
+        fig["fwd_opp_moves"] += res["fwd_opp_moves"]
         fig["problems"].extend(f"[{st.phase} r{st.round}] {x}" for x in res["problems"])
 
     for run_seed, bias, extra in runs:
@@ -1471,10 +1571,16 @@ class ProfileConformance:
             f"\n[hidden {case_id(case)}] states {fig['states']} x players {case[1].get('num_players', 4)} = "
             f"(state, player) checks {fig['checks']}, problems {len(fig['problems'])}; resamples that changed an "
             f"opponent hand {fig['opp_changed']}, that changed another seat's observation {fig['other_obs']}; "
-            f"resamples of the mover's hidden cards {fig['movers']}, of which kept as they were {fig['mover_kept']}"
+            f"resamples of the mover's hidden cards {fig['movers']}, of which kept as they were {fig['mover_kept']}; "
+            f"decisions played on in both worlds {fig['fwd_compared']}, of which by an opponent of the observer "
+            f"holding other hidden cards {fig['fwd_opp_moves']}"
         )
         assert not fig["problems"], "\n".join(fig["problems"][:20])
         assert fig["states"] >= plan.min_hidden_states
+        # playing on in both worlds: the turn order and what the observer sees stay the same (checked above) while
+        # opponents act with other hidden cards (so the check can see a leak)
+        assert fig["fwd_compared"] >= 2 * fig["checks"]
+        assert fig["fwd_opp_moves"] >= 0.5 * fig["fwd_compared"]
         # the resampling really redeals hidden cards (otherwise the check above is vacuous)
         assert fig["opp_changed"] >= 0.9 * fig["checks"]
         assert fig["other_obs"] >= 0.9 * fig["checks"]

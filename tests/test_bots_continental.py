@@ -4,7 +4,9 @@ and 5 players, blindness to hidden cards, decisions on scripted hands, and a see
 from __future__ import annotations
 
 import copy
+import importlib.util
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -180,6 +182,7 @@ def test_heuristic_is_deterministic_for_a_seed():
 def test_decisions_do_not_change_when_hidden_cards_are_resampled():
     rng = np.random.Generator(np.random.PCG64(5))
     phases: set[str] = set()
+    kinds: set[str] = set()
     checked = 0
 
     def check(env, agent, bot):
@@ -199,12 +202,14 @@ def test_decisions_do_not_change_when_hidden_cards_are_resampled():
             finally:
                 env.state_ = real
         phases.add(real.phase)
+        kinds.add(real.action_info(expected)["kind"])
         checked += 1
 
     for seed in (2, 6, 9):
         play(["heuristic", "heuristic", "heuristic", "random"], seed=seed, check=check)
     assert checked > 400
-    assert {"draw", "act", "declare"} <= phases
+    assert {"draw", "act"} <= phases
+    assert {"draw_stock", "draw_discard", "discard", "discard_declare"} <= kinds
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -237,15 +242,35 @@ def test_goes_out_with_the_discard_that_pays_most():
     # the valid runs plus 2♦: throwing the 2 leaves a hand without wilds (W = 10, 11 a head), throwing 3♣ keeps
     # 2♦ as the 3♣ (W = 1): the 2 goes
     env = scenario_env(VALID + ["2D"], ["9D"], phase="act")
-    assert decide(env) == "discard 2♦"
+    assert decide(env) == "discard 2♦ and declare: reveal the 15 cards left and go out"
     # here the 2 is needed (it stands for 7♠): the stray K♦ goes
-    env = scenario_env([c for c in VALID if c != "7S"] + ["2D", "KD"], ["9D"], phase="act")
-    assert decide(env) == "discard K♦"
+    env = scenario_env([c for c in VALID if c != "7S"] + ["2D", "KD"], ["9D"], phase="act", turn=20)
+    assert decide(env) == "discard K♦ and declare: reveal the 15 cards left and go out"
 
 
 def test_declares_at_once_when_nothing_better_is_near():
-    env = scenario_env(VALID, ["9D"], phase="declare", turn=20)
-    assert decide(env) == "declare: reveal all 15 cards and go out"
+    env = scenario_env(VALID + ["KD"], ["9D"], phase="act", turn=20)
+    assert decide(env) == "discard K♦ and declare: reveal the 15 cards left and go out"
+
+
+#: a valid 15 whose only wild (2H for 3C) pays W = 1; a natural 3C would make it W = 10
+ONE_WILD = ["2H"] + VALID[1:]
+
+
+def test_waits_with_a_plain_discard_when_a_better_payment_is_near():
+    # C.2-7: declaring is optional; early in the deal the lone wild is worth swapping for the no-wild bonus
+    env = scenario_env(ONE_WILD + ["KD"], ["9D"], phase="act", turn=1)
+    assert decide(env) == "discard K♦"
+    assert env.unwrapped.state_.find_action(kind="discard_declare", card="KD") in env.unwrapped.state_.legal_actions()
+
+
+def test_declares_when_the_rules_make_it_mandatory():
+    # declare_mandatory=True: the plain discard of K♦ is illegal, so the heuristic declares with it
+    env = scenario_env(ONE_WILD + ["KD"], ["9D"], phase="act", turn=1)
+    sc = env.unwrapped.state_.to_json()
+    env = rummy_env.make("continental", declare_mandatory=True)
+    env.reset(seed=0, options={"scenario": sc})
+    assert decide(env) == "discard K♦ and declare: reveal the 15 cards left and go out"
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -260,3 +285,46 @@ def test_heuristic_beats_random_by_a_wide_margin():
     assert h["payment"] > 6.0 and r["payment"] < -2.0
     assert h["won"] > 0.85 > 0.05 > r["won"]
     assert h["capped"] <= 0.05
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The shipped checkpoint, migrated to the action table of issue 13 (training/migrate_continental_checkpoint.py)
+# ----------------------------------------------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _migration_module():
+    path = ROOT / "training" / "migrate_continental_checkpoint.py"
+    spec = importlib.util.spec_from_file_location("migrate_continental_checkpoint", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_migration_maps_the_policy_rows():
+    torch = pytest.importorskip("torch")
+    mig = _migration_module()
+    gen = torch.Generator().manual_seed(0)
+    w, b = torch.randn(57, 8, generator=gen), torch.randn(57, generator=gen)
+    w2, b2 = mig.map_policy_head(w, b, 7.8)
+    assert w2.shape == (109, 8) and b2.shape == (109,)
+    assert torch.equal(w2[:56], w[:56]) and torch.equal(b2[:56], b[:56])  # draws, discards, first-turn declare
+    assert torch.equal(w2[56:], w[2:55])  # discard X and declare <- discard X
+    assert torch.allclose(b2[56:], b[2:55] + 7.8)
+    with pytest.raises(ValueError, match="57"):
+        mig.map_policy_head(w2, b2, 0.0)
+
+
+def test_shipped_checkpoint_loads_and_declares_with_the_discard():
+    pytest.importorskip("torch")
+    pytest.importorskip("safetensors")
+    from rummy_env.checkpoints import load_checkpoint
+
+    path = ROOT / "checkpoints" / "continental"
+    ckpt = load_checkpoint(path, expect_profile="continental", expect_num_players=4)
+    assert ckpt.metadata["num_actions"] == 109 and ckpt.metadata["migration"]["from"]["num_actions"] == 57
+    env = scenario_env(VALID + ["KD"], ["9D"], phase="act", turn=20)
+    bot = bots.load(f"checkpoint:{path}", seed=0)
+    action = bot.act(env, env.agent_selection)
+    assert env.unwrapped.action_info(action)["kind"] == "discard_declare"

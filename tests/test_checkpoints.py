@@ -244,7 +244,7 @@ def test_refuses_pickle_files_without_unpickling(tmp_path: Path, monkeypatch: py
 
 
 def test_save_refuses_a_network_for_another_env(tmp_path: Path) -> None:
-    with pytest.raises(CheckpointError, match=r"the network takes observations of \d+ and 57 actions, but contract_v0"):
+    with pytest.raises(CheckpointError, match=r"the network takes observations of \d+ and 109 actions, but contract_v0"):
         save_checkpoint(tmp_path / "x", _net("continental", num_players=4), {"profile": "contract", "num_players": 4})
 
 

@@ -9,6 +9,9 @@ of the profile. Random play almost never holds a valid 15-card hand, so rigged s
 
 from __future__ import annotations
 
+import copy
+from collections import Counter
+
 import numpy as np
 import pytest
 from conformance import (
@@ -43,7 +46,7 @@ def test_entry_points_and_sizes():
         a, b = continental_v0.env(num_players=n), rummy_env.make("continental", num_players=n)
         assert type(a.unwrapped) is type(b.unwrapped) is continental_v0.raw_env
         assert a.possible_agents == b.possible_agents == [f"player_{i}" for i in range(n)]
-        assert b.action_space("player_0").n == 57
+        assert b.action_space("player_0").n == 109
         assert b.unwrapped.state_.shoe.size == 106
     assert rummy_env.make("continental").possible_agents == [f"player_{i}" for i in range(4)]
 
@@ -90,10 +93,40 @@ def test_balances_piece_in_space_after_payments(case):
     """Negative balances must still give an observation inside ``Box(0, inf)``."""
     n = case[1]["num_players"]
     env = make_env(case)
-    env.reset(seed=0, options={"scenario": build_scenario(case, CONT_V1, phase="declare")})
-    env.step(env.unwrapped.state_.layout.DECLARE)
+    env.reset(seed=0, options={"scenario": build_scenario(case, CONT_V1 + " KS")})
+    env.step(env.unwrapped.state_.find_action(kind="discard_declare", card="KS"))
     assert min(env.unwrapped.state_.scores) < 0
     for a in env.possible_agents:
         o = env.unwrapped.observe(a)
         assert env.observation_space(a).contains(o), np.flatnonzero(o["observation"] < 0)
     assert len(env.possible_agents) == n
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_valid_hand_after_discard_is_not_visible_to_the_others(case):
+    """Issue 13.4: a plain discard that leaves a valid 15 passes the turn exactly like any other discard; the other
+    seats' observations are the same as in a world where seat 0 holds one other hidden card (6H swapped with a
+    stock card) and his 15 left are invalid."""
+    valid = build_scenario(case, CONT_V1 + " KS", discard=["QD"])
+    held = Counter(c for h in valid["hands"] for c in h) + Counter(valid["discard"])
+    base = [c for c in valid["hands"][0] if c != "6H"]
+
+    def hopeless(card: str) -> bool:  # no discard of the 16 leaves a valid 15
+        hand = counts_of(parse_cards([*base, card]))
+        return not any(continental_valid([c - (i == k) for i, c in enumerate(hand)]) for k in range(len(hand)))
+
+    spare = next(c for c in ("KC", "KD", "QC", "QS", "AS", "AC", "8D") if held[c] < 2 and hopeless(c))
+    invalid = copy.deepcopy(valid)
+    invalid["hands"][0] = [*base, spare]
+    worlds = {}
+    for name, sc in (("valid", valid), ("invalid", invalid)):
+        env = make_env(case)
+        env.reset(seed=0, options={"scenario": sc})
+        u = env.unwrapped
+        assert ("discard_declare" in {i["kind"] for _, i in u.state_.legal_action_infos()}) is (name == "valid")
+        env.step(u.state_.find_action(kind="discard", card="KS"))
+        assert env.agent_selection == "player_1" and u.state_.phase == "draw"
+        worlds[name] = [u.observe(a)["observation"] for a in env.possible_agents[1:]]
+    assert len(worlds["valid"]) == case[1]["num_players"] - 1
+    for a, b in zip(worlds["valid"], worlds["invalid"], strict=True):
+        assert np.array_equal(a, b)

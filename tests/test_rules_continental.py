@@ -131,7 +131,7 @@ def hand_of(st, seat: int) -> list[str]:
 
 
 def idle_turn(st) -> None:
-    """Draw the stock top and discard that very card (passing if a declaration is offered)."""
+    """Draw the stock top and discard that very card (without declaring, even if the 15 left are valid)."""
     p = st.current_player
     before = Counter(st.hand_cards(p))
     deal = st.round
@@ -140,8 +140,11 @@ def idle_turn(st) -> None:
         return  # the draw ended the deal
     (k,) = list((Counter(st.hand_cards(p)) - before).elements())
     do(st, kind="discard", card=card_str(k))
-    if st.phase == "declare" and st.current_player == p:
-        do(st, kind="pass")
+
+
+def declaring_discards(st) -> list[str]:
+    """The cards whose discard may declare (the 15 left are valid), in card order."""
+    return [i["card"] for _, i in st.legal_action_infos() if i["kind"] == "discard_declare"]
 
 
 def assert_rejected(st, action: int) -> None:
@@ -236,8 +239,7 @@ def test_dealer_passes_left_after_a_win_and_after_drawn_deals():
     idle_turn(st)
     assert st.current_player == 1
     do(st, kind="draw_stock")
-    do(st, kind="discard", card="QS")
-    do(st, kind="declare")
+    do(st, kind="discard_declare", card="QS")
     assert st.round_results[-1]["winner"] == 1
     # not the winner P1 but P0 (left of the old dealer P3) deals; P1, left of P0, moves first
     assert st.round == 2 and st.dealer == 0 and st.current_player == 1
@@ -430,10 +432,10 @@ def test_section_08_worked_example():
     st = load(scenario({0: EX08}, stock="2D"))
     assert st.turns_taken[0] == 1 and "declare" not in kinds(st)  # later than the first turn: must draw first
     do(st, kind="draw_stock")
-    do(st, kind="discard", card="2D")
-    assert st.phase == "declare" and st.current_player == 0 and kinds(st) == ["declare", "pass"]
-    assert st.payment(0, no_draw=False) == 11
-    do(st, kind="declare", draw=True)
+    # "сбросьте её и раскройте все 15": the discard and the declaration are one decision (the 2 could stand in for
+    # any card of the five runs, so every discard may declare here; only the discard of 2D pays W = 10)
+    assert kinds(st) == ["discard", "discard_declare"] and len(declaring_discards(st)) == 16
+    do(st, kind="discard_declare", card="2D")
     res = st.round_results[-1]
     assert res["winner"] == 0 and res["reason"] == "out"
     assert res["payments"] == [33, -11, -11, -11]
@@ -449,29 +451,24 @@ def test_section_08_with_2d_from_the_discard_pile():
     st = load(scenario({0: EX08}, discard="2D"))
     do(st, kind="draw_discard")
     assert_rejected(st, LAYOUT.DISCARD + parse_card("2D"))
-    do(st, kind="discard", card="3C")
-    assert kinds(st) == ["declare", "pass"]
-    do(st, kind="declare")
+    assert "3C" in declaring_discards(st) and "2D" not in declaring_discards(st)
+    do(st, kind="discard_declare", card="3C")
     assert st.round_results[-1]["payments"] == [6, -2, -2, -2]
     clubs = next(m for m in st.round_results[-1]["melds"] if "4C" in m)
     assert len(clubs) == 3 and "5C" in clubs and any(c.startswith("2D(") for c in clubs)  # 2D(3C) or 2D(6C)
     st = load(scenario({0: EX08}, discard="2D"), forbid_rediscard=False)
     do(st, kind="draw_discard")
-    do(st, kind="discard", card="2D")
-    do(st, kind="declare")
+    do(st, kind="discard_declare", card="2D")
     assert st.round_results[-1]["payments"] == [33, -11, -11, -11]
 
 
-def test_declaring_is_optional_pass_keeps_playing():
+def test_declaring_is_optional_a_plain_discard_keeps_playing():
     # C.2-7: "Declaring is optional (a player may wait to improve W/S), but only right after his own discard, or
-    # at first-turn start before drawing." 04: "Когда после сброса оставшиеся 15 полностью подходят, откройте
-    # сразу всё и завершите сдачу."
+    # at first-turn start before drawing." 08: a valid 15 is held on a later turn, so the player did not declare.
     st = load(scenario({0: EX08}, stock="2D KS QS JS 10S"))
     do(st, kind="draw_stock")
-    do(st, kind="discard", card="2D")
-    assert kinds(st) == ["declare", "pass"]
-    assert_rejected(st, LAYOUT.DRAW_STOCK)
-    do(st, kind="pass")
+    assert kinds(st) == ["discard", "discard_declare"] and "2D" in declaring_discards(st)
+    do(st, kind="discard", card="2D")  # "discard 2D" without declaring: the turn passes as after any discard
     assert st.current_player == 1 and st.phase == "draw" and st.round_results == []
     assert hand_of(st, 0) == sorted(names(EX08), key=parse_card)
     for _ in range(3):
@@ -482,25 +479,76 @@ def test_declaring_is_optional_pass_keeps_playing():
     assert_rejected(st, LAYOUT.DECLARE)
     top = st.stock[-1]
     do(st, kind="draw_stock")
-    do(st, kind="discard", card=card_str(top))
-    assert kinds(st) == ["declare", "pass"]
-    do(st, kind="declare", draw=True)
+    do(st, kind="discard_declare", card=card_str(top))
     assert st.round_results[-1]["payments"] == [33, -11, -11, -11]
 
 
-def test_no_declaration_phase_when_the_15_left_are_invalid():
-    # C.1-5: "If the remaining 15 form a valid hand the player may declare" -- otherwise the turn passes.
+def test_declare_mandatory_off_by_default_plain_discard_allowed():
+    # 004 section 04: "Когда после сброса оставшиеся 15 полностью подходят, откройте сразу всё и завершите сдачу"
+    # (when after the discard the 15 left fit, lay them all down) could be an instruction; the default reads it with
+    # C.2-7 and section 08 (a valid 15 held on a later turn) as optional: both variants of the discard are legal.
+    assert get_rules("continental").declare_mandatory is False
+    st = load(scenario({0: EX08}, stock="2D"))
+    do(st, kind="draw_stock")
+    two = parse_card("2D")
+    assert {LAYOUT.DISCARD + two, LAYOUT.DISCARD_DECLARE + two} <= set(st.legal_actions())
+
+
+def test_declare_mandatory_on_forces_the_declaring_discard():
+    # declare_mandatory=True reads section 04 as an instruction: a discard that leaves a valid 15 must declare
+    # ("откройте сразу всё"); discards that leave an invalid 15 stay plain discards.
+    st = load(scenario({0: EX08}, stock="KS"), declare_mandatory=True)
+    do(st, kind="draw_stock")
+    ks = parse_card("KS")
+    assert declaring_discards(st) == ["KS"]
+    assert LAYOUT.DISCARD + ks not in st.legal_actions()
+    assert_rejected(st, LAYOUT.DISCARD + ks)
+    assert LAYOUT.DISCARD + parse_card("3C") in st.legal_actions()  # 15 left invalid: no declaration to force
+    assert len(st.legal_actions()) == 16  # 15 plain discards + the declaring discard of K♠
+    do(st, kind="discard_declare", card="KS")
+    assert st.round_results[-1]["payments"] == [33, -11, -11, -11]
+
+
+def test_declare_mandatory_keeps_the_first_turn_declaration_optional():
+    # 004 section 04: "Если уже сданы подходящие 15, можно объявить выход в начале своего первого хода" -- "можно"
+    # (may): even with declare_mandatory the dealt valid hand may draw instead; after drawing, discarding the
+    # drawn card leaves the valid 15 again, which must then be declared (F = 7 instead of 10).
+    st = load(scenario({0: EX08}, stock="KS", turns_taken=[0, 0, 0, 0]), declare_mandatory=True)
+    assert kinds(st) == ["declare", "draw_discard", "draw_stock"]
+    do(st, kind="draw_stock")
+    assert_rejected(st, LAYOUT.DISCARD + parse_card("KS"))
+    do(st, kind="discard_declare", card="KS")
+    assert st.round_results[-1]["payments"] == [54, -18, -18, -18]
+
+
+def test_declare_mandatory_through_the_env():
+    env = continental_v0.env(declare_mandatory=True)
+    env.reset(seed=0, options={"scenario": scenario({0: EX08}, stock="KS")})
+    assert env.unwrapped.rules.declare_mandatory is True
+    env.step(LAYOUT.DRAW_STOCK)
+    mask = env.observe("player_0")["action_mask"]
+    assert mask[LAYOUT.DISCARD_DECLARE + parse_card("KS")] == 1 and mask[LAYOUT.DISCARD + parse_card("KS")] == 0
+    assert mask[LAYOUT.DISCARD + parse_card("3C")] == 1 and mask[LAYOUT.DISCARD_DECLARE + parse_card("3C")] == 0
+
+
+def test_declaring_discard_only_when_the_15_left_are_valid():
+    # C.1-5: "If the remaining 15 form a valid hand the player may declare" -- only the discard of K♠ leaves
+    # EX08; "discard 3C and declare" is refused and the plain discard passes the turn.
     st = load(scenario({0: EX08}, stock="KS"))
     do(st, kind="draw_stock")
+    assert declaring_discards(st) == ["KS"]
+    assert_rejected(st, LAYOUT.DISCARD_DECLARE + parse_card("3C"))
     do(st, kind="discard", card="3C")
-    assert st.current_player == 1 and st.phase == "draw" and "declare" not in kinds(st)
+    assert st.current_player == 1 and st.phase == "draw" and "discard_declare" not in kinds(st)
 
 
 def test_no_buying_no_layoffs_no_partial_melds():
     # C.1-5: "Never: buying, partial melding, laying off, laying down before going out."
     # 04: "Покупок вне очереди нет. Все комбинации остаются в руке"
-    assert [r.name for r in LAYOUT.ranges.values()] == ["draw_stock", "draw_discard", "discard", "declare", "pass"]
-    assert LAYOUT.num_actions == 57
+    assert [r.name for r in LAYOUT.ranges.values()] == [
+        "draw_stock", "draw_discard", "discard", "declare", "discard_declare"
+    ]  # fmt: skip
+    assert LAYOUT.num_actions == 109
     st = load(scenario({}))
     assert "table" not in st.to_json()
     with pytest.raises(ScenarioError):
@@ -543,10 +591,9 @@ def test_first_turn_after_a_stock_draw_f7():
     # C.1-6: "F = 7 if out on own first turn after drawing" 05: "Первый ход добавляет 7"
     st = load(scenario({0: EX08}, stock="KS", turns_taken=[0, 0, 0, 0]))
     do(st, kind="draw_stock")
-    do(st, kind="discard", card="KS")
-    assert kinds(st) == ["declare", "pass"]
-    assert st.action_info(st.find_action(kind="declare")) == {"kind": "declare", "draw": True}
-    do(st, kind="declare")
+    a = st.find_action(kind="discard_declare", card="KS")
+    assert st.action_info(a) == {"kind": "discard_declare", "card": "KS"}
+    st.apply(a)
     assert st.round_results[-1]["payments"] == [54, -18, -18, -18]  # 1 + 10 + 7
 
 
@@ -554,27 +601,24 @@ def test_first_turn_after_a_discard_pile_draw_f7():
     # C.2-3: "'First turn': the player's own first turn of the deal, whatever pile he drew from."
     st = load(scenario({0: EX08}, discard="QC", turns_taken=[0, 0, 0, 0]))
     do(st, kind="draw_discard")
-    do(st, kind="discard", card="9C")  # 10C-JC-QC replaces 9C-10C-JC
-    do(st, kind="declare")
+    do(st, kind="discard_declare", card="9C")  # 10C-JC-QC replaces 9C-10C-JC
     res = st.round_results[-1]
     assert res["payments"] == [54, -18, -18, -18]
     assert ["10C", "JC", "QC"] in res["melds"]
 
 
 def test_first_turn_pass_then_later_turn_f0():
-    # C.1-6: "F = ... else 0": a player who passed on his first turn gets no F later.
+    # C.1-6: "F = ... else 0": a player who did not declare on his first turn gets no F later.
     st = load(scenario({0: EX08}, stock="KS QS JS 10S 9S", turns_taken=[0, 0, 0, 0]))
     do(st, kind="draw_stock")
     do(st, kind="discard", card="KS")
-    do(st, kind="pass")
     assert st.turns_taken[0] == 1
     for _ in range(3):
         idle_turn(st)
     assert st.current_player == 0 and "declare" not in kinds(st)
     assert st.payment(0, no_draw=True) == 11 and st.payment(0, no_draw=False) == 11
     do(st, kind="draw_stock")
-    do(st, kind="discard", card="9S")
-    do(st, kind="declare")
+    do(st, kind="discard_declare", card="9S")
     assert st.round_results[-1]["payments"] == [33, -11, -11, -11]
 
 
@@ -603,11 +647,10 @@ def test_payment_arithmetic(text, pay, why):
     # 05: "1 за выход; плюс по 1 за каждую выложенную двойку и по 2 за джокера. Если ни двойки, ни джокера нет,
     # вместо этих добавок начислите 10. ... Все 15 одной масти добавляют ещё 10."
     st = load(scenario({0: text}, stock="KS"))
-    do(st, kind="draw_stock")
-    do(st, kind="discard", card="KS")
-    assert st.phase == "declare", why
     assert st.payment(0, no_draw=False) == pay
-    do(st, kind="declare")
+    do(st, kind="draw_stock")
+    assert "KS" in declaring_discards(st), why
+    do(st, kind="discard_declare", card="KS")
     assert st.round_results[-1]["payments"] == [3 * pay, -pay, -pay, -pay]
     assert st.scores == [3 * pay, -pay, -pay, -pay]
 
@@ -623,8 +666,7 @@ def test_payment_with_five_players():
     # C.1-6 zero-sum with 5 players: the winner receives 4 payments.
     st = load(scenario({0: EX08}, stock="2D", n=5, dealer=4))
     do(st, kind="draw_stock")
-    do(st, kind="discard", card="2D")
-    do(st, kind="declare")
+    do(st, kind="discard_declare", card="2D")
     assert st.round_results[-1]["payments"] == [44, -11, -11, -11, -11]
 
 
@@ -637,7 +679,8 @@ def test_balances_are_zero_sum_in_random_play():
         steps = 0
         while not st.is_terminal():
             legal = st.legal_actions()
-            a = LAYOUT.DECLARE if LAYOUT.DECLARE in legal else int(rng.choice(legal))
+            outs = [b for b in legal if b == LAYOUT.DECLARE or b >= LAYOUT.DISCARD_DECLARE]
+            a = outs[0] if outs else int(rng.choice(legal))
             st.apply(a)
             steps += 1
             assert sum(st.scores) == 0
@@ -730,14 +773,11 @@ def test_turn_cap_lets_the_last_turn_declare():
     # the cap counts completed turns: the capped turn's optional declaration (C.2-7) still comes first
     st = load(scenario({0: EX08}, stock="2D"), turn_cap=1)
     do(st, kind="draw_stock")
-    do(st, kind="discard", card="2D")
-    assert kinds(st) == ["declare", "pass"]
-    do(st, kind="declare")
+    do(st, kind="discard_declare", card="2D")
     assert st.round_results[-1]["reason"] == "out" and st.scores == [33, -11, -11, -11]
     st = load(scenario({0: EX08}, stock="2D"), turn_cap=1)
     do(st, kind="draw_stock")
     do(st, kind="discard", card="2D")
-    do(st, kind="pass")
     assert st.round_results[-1]["reason"] == "turn_cap" and st.scores == [0, 0, 0, 0]
 
 
@@ -767,8 +807,7 @@ def test_highest_balance_wins():
     # C.1-8: "Highest balance wins; tied leaders share." 06: "наибольший баланс выигрывает, равные лидеры делят"
     st = load(scenario({0: EX08}, stock="2D", scores=[-5, 10, 0, -5]))
     do(st, kind="draw_stock")
-    do(st, kind="discard", card="2D")
-    do(st, kind="declare")
+    do(st, kind="discard_declare", card="2D")
     assert st.scores == [28, -1, -11, -16] and st.winners() == [0]
     assert st.returns() == [28.0, -1.0, -11.0, -16.0]
 
@@ -776,8 +815,7 @@ def test_highest_balance_wins():
 def test_tied_leaders_share():
     st = load(scenario({0: EX08}, stock="2D", scores=[-11, 33, 0, -22]))
     do(st, kind="draw_stock")
-    do(st, kind="discard", card="2D")
-    do(st, kind="declare")
+    do(st, kind="discard_declare", card="2D")
     assert st.scores == [22, 22, -11, -33] and st.winners() == [0, 1]
 
 
@@ -790,7 +828,7 @@ def test_illegal_actions_raise_and_leave_the_state_unchanged():
     # C.1-9: "Invalid declaration: rejected; cards stay in hand; play continues"
     st = load(scenario({}, discard="9D"))
     assert_rejected(st, LAYOUT.DECLARE)  # an invalid hand cannot declare
-    assert_rejected(st, LAYOUT.PASS)
+    assert_rejected(st, LAYOUT.DISCARD_DECLARE + st.hand_cards(0)[0])  # nor declare before drawing
     assert_rejected(st, LAYOUT.DISCARD + st.hand_cards(0)[0])  # discard before drawing
     assert_rejected(st, 999)
     assert_rejected(st, -1)
@@ -802,11 +840,12 @@ def test_illegal_actions_raise_and_leave_the_state_unchanged():
     assert_rejected(st, LAYOUT.DECLARE)
     missing = next(k for k in range(52) if st.hands[0][k] == 0)
     assert_rejected(st, LAYOUT.DISCARD + missing)
+    assert_rejected(st, LAYOUT.DISCARD_DECLARE + missing)
+    assert_rejected(st, LAYOUT.DISCARD_DECLARE + st.hand_cards(0)[0])  # the 15 left are no valid hand
     # after the session: nothing is legal
     st = load(scenario({0: EX08}, stock="2D"))
     do(st, kind="draw_stock")
-    do(st, kind="discard", card="2D")
-    do(st, kind="declare")
+    do(st, kind="discard_declare", card="2D")
     assert st.phase == "game_over"
     assert_rejected(st, LAYOUT.DRAW_STOCK)
 
@@ -862,26 +901,23 @@ def test_too_many_copies_raise():
         load(data)
 
 
-def test_declare_phase_needs_a_valid_hand():
-    data = scenario({})
-    data["phase"] = "declare"
-    with pytest.raises(ScenarioError, match="valid 15-card hand"):
-        load(data)
-    st = load(scenario({0: EX08}, phase="declare"))
-    assert kinds(st) == ["declare", "pass"]
+def test_old_declare_phase_is_refused_with_a_pointer_to_discard_declare():
+    # issue 13: the declare phase of the first release is gone (it showed every seat a valid hidden hand)
+    for hand in ({}, {0: EX08}):
+        with pytest.raises(ScenarioError, match="discard_declare"):
+            load(scenario(hand, phase="declare"))
 
 
 def test_json_round_trip():
     st = load(scenario({0: EX08}, stock="KS", turns_taken=[0, 0, 0, 0], deals=2))
     do(st, kind="draw_stock")
-    do(st, kind="discard", card="KS")
     dumped = st.to_json()
     again = load_state(dumped, seed=0)
     assert again.to_json() == dumped
-    do(again, kind="declare")
+    do(again, kind="discard_declare", card="KS")
     assert again.round_results[-1]["payments"] == [54, -18, -18, -18]
     # the dumped generator makes the next deal identical
-    do(st, kind="declare")
+    do(st, kind="discard_declare", card="KS")
     assert again.to_json() == st.to_json()
 
 
@@ -901,10 +937,9 @@ def test_env_rewards_equal_payments_over_100():
     assert env.agent_selection == "player_0"
     _env_step(env, kind="draw_stock")
     assert all(r == 0.0 for r in env.rewards.values())
-    _env_step(env, kind="discard", card="2D")
     mask = env.observe("player_0")["action_mask"]
-    assert [int(i) for i in np.flatnonzero(mask)] == [LAYOUT.DECLARE, LAYOUT.PASS]
-    _env_step(env, kind="declare")
+    assert LAYOUT.DISCARD_DECLARE + parse_card("2D") in np.flatnonzero(mask)
+    _env_step(env, kind="discard_declare", card="2D")
     assert env.rewards == pytest.approx({"player_0": 0.33, "player_1": -0.11, "player_2": -0.11, "player_3": -0.11})
     assert all(env.terminations.values())
     info = env.unwrapped.results()
@@ -954,3 +989,32 @@ def test_json_round_trip_keeps_the_rediscard_ban():
 def test_scenario_for_another_profile_rejected():
     with pytest.raises(ScenarioError, match="for profile 'contract'"):
         load_continental(dict(scenario({}), profile="contract"), get_rules("continental"))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The declaring discards are found exactly (fast path of the act-phase mask)
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def test_fitting_discards_match_can_go_out_on_every_discard():
+    # the engine offers "discard X and declare" for the X returned by fitting_discards; it must be exactly the
+    # discards after which can_go_out holds, on random 16-card hands and on valid hands plus one card
+    import random
+
+    from rummy_env.continental_hand import fitting_discards, random_shoe_counts, random_valid_counts
+
+    rng = random.Random(13)
+    hands = [random_shoe_counts(rng, 16) for _ in range(150)]
+    for _ in range(150):
+        h = random_valid_counts(rng)
+        extra = rng.choice([k for k in range(NUM_KINDS) if h[k] < 2])
+        h[extra] += 1
+        hands.append(h)
+    hits = 0
+    for h in hands:
+        want = [k for k in range(NUM_KINDS) if h[k] and can_go_out([c - (i == k) for i, c in enumerate(h)])]
+        assert fitting_discards(h) == want, h
+        hits += bool(want)
+    assert hits >= 150  # every valid hand plus one card has a fitting discard (the added one)
+    with pytest.raises(ValueError):
+        fitting_discards([1] * 10)

@@ -9,8 +9,8 @@ Every decision reads only the ``ContinentalView`` of the deciding seat.
 | decision | idea |
 |---|---|
 | draw | take the discard top when it brings the hand closer to going out (a wild always does), else the stock |
-| discard | going out now: the discard that pays most; else the card whose loss keeps the distance lowest, the least connected one (never a wild, never what the next player collects) |
-| declare | at once, unless a bigger payment (one suit, no wild, more wilds) is one card away and the deal is young |
+| discard | going out now: the discard that pays most, declared with it (``discard_declare``) unless waiting is worth it; else the card whose loss keeps the distance lowest, the least connected one (never a wild, never what the next player collects) |
+| declare | at once, unless a bigger payment (one suit, no wild, more wilds) is one card away and the deal is young (then the plain discard; never where the rules make declaring mandatory) |
 | first turn | a valid dealt hand declares without drawing (the biggest first-turn bonus) |
 """
 
@@ -305,8 +305,6 @@ class ContinentalHeuristic:
         """The chosen legal action for the deciding seat."""
         if view.phase == "draw":
             return self.choose_draw(view)
-        if view.phase == "declare":
-            return self.choose_declare(view)
         return self.choose_discard(view)
 
     # ----------------------------------------------------------------------------------------------------------
@@ -359,13 +357,19 @@ class ContinentalHeuristic:
     # Discard
     # ----------------------------------------------------------------------------------------------------------
     def choose_discard(self, view: ContinentalView) -> int:
-        """Go out with the best payment if some discard leaves a valid hand; otherwise keep the hand closest to
-        going out and throw the least connected card."""
+        """Go out with the best payment if some discard leaves a valid hand (declaring with it, unless waiting is
+        worth it); otherwise keep the hand closest to going out and throw the least connected card."""
         lay = view.layout
-        kinds = [a - lay.DISCARD for a in view.legal if lay.DISCARD <= a < lay.DISCARD + NUM_KINDS]
-        out = self.going_out_discard(view, kinds)
+        outs = [a - lay.DISCARD_DECLARE for a in view.legal if a >= lay.DISCARD_DECLARE]
+        out = self.going_out_discard(view, outs) if outs else None
         if out is not None:
-            return lay.DISCARD + out
+            if lay.DISCARD + out in view.legal:
+                hand = list(view.hand)
+                hand[out] -= 1
+                if self.worth_waiting(view, hand):
+                    return lay.DISCARD + out
+            return lay.DISCARD_DECLARE + out
+        kinds = [a - lay.DISCARD for a in view.legal if lay.DISCARD <= a < lay.DISCARD + NUM_KINDS]
         return lay.DISCARD + self.closest_discard(view, kinds)
 
     def going_out_discard(self, view: ContinentalView, kinds: list[int]) -> int | None:
@@ -435,25 +439,18 @@ class ContinentalHeuristic:
         return 0.0
 
     # ----------------------------------------------------------------------------------------------------------
-    # Declare
+    # Declare or wait
     # ----------------------------------------------------------------------------------------------------------
-    def choose_declare(self, view: ContinentalView) -> int:
-        """Declare at once, unless the deal is young and a better payment is one card away by enough to pay for
-        the risk that an opponent goes out first."""
-        lay = view.layout
-        if lay.PASS in view.legal and self.worth_waiting(view):
-            return lay.PASS
-        return lay.DECLARE
-
-    def worth_waiting(self, view: ContinentalView) -> bool:
-        """Expected extra payment of one more turn (chance of drawing a card that raises the payment, C.1-6:
-        one suit, no wild at all, more wilds) against the risk of an opponent going out before then."""
+    def worth_waiting(self, view: ContinentalView, valid_hand: Sequence[int]) -> bool:
+        """Whether to keep the valid 15 ``valid_hand`` (what is left after the discard) and not declare yet: the
+        deal is young and the expected extra payment of one more turn (chance of drawing a card that raises the
+        payment, C.1-6: one suit, no wild at all, more wilds) beats the risk of an opponent going out first."""
         st = self.style
         n = view.num_players
         rounds = view.turn / n  # rounds of turns played this deal
         if rounds > st.young_turns_per_seat:
             return False
-        hand = list(view.hand)
+        hand = list(valid_hand)
         now = self.payment(view, hand, view.rules.first_turn_bonus if self.first_turn(view) else 0)
         later = self.payment(view, hand, 0)  # waiting loses the first-turn bonus
         live = view.unseen()

@@ -250,6 +250,7 @@ class ContractObserver:
 __all__ = ["ContractObserver", "Pieces", "CONTRACT_PHASES", "MELD_FEATURES", "NUM_RANKS"]
 
 
+#: the "declare" slot (a phase of the first release, now part of the discard) stays 0; kept so the size is unchanged
 CONTINENTAL_PHASES = ("draw", "act", "declare")
 
 
@@ -284,7 +285,7 @@ class ContinentalObserver:
                     "per seat: cumulative balance / 100 as (gain, loss), both >= 0",
                 ),
                 ("deal", (num_deals,), "deal number one-hot"),
-                ("phase", (len(CONTINENTAL_PHASES),), "decision asked: draw, act (discard), declare"),
+                ("phase", (len(CONTINENTAL_PHASES),), "decision asked: draw, act (discard); the third slot stays 0"),
                 ("active", (n,), "whose turn it is (seat offset one-hot)"),
                 ("taken_discard", (NUM_KINDS,), "card taken from the discard pile this turn, one-hot"),
                 ("turn", (1,), "turns played this deal / turn cap"),

@@ -6,11 +6,13 @@ Contract engine: ``current_player``, ``phase``, ``legal_actions()``, ``apply(act
 | phase       | who acts           | legal actions                                                         |
 |-------------|--------------------|-----------------------------------------------------------------------|
 | `draw`      | the active player  | draw_stock, draw_discard; on his first turn with a valid dealt hand also declare (no draw: F = 10) |
-| `act`       | the active player  | discard (16 cards in hand)                                            |
-| `declare`   | the active player  | declare (go out) or pass; asked only when the 15 cards left are valid  |
+| `act`       | the active player  | discard (16 cards in hand); discard_declare of a card whose discard leaves a valid 15 (go out) |
 | `game_over` | nobody             | none                                                                  |
 
-Balances are zero-sum payments (C.1-6); higher is better.
+Declaring after the discard is part of the discard decision ("discard X" / "discard X and declare"), so no decision
+point, turn order or observation depends on the hidden cards: the turn passes after every plain discard, whether
+the 15 left are valid or not. With ``declare_mandatory`` a discard that leaves a valid 15 must declare (only its
+``discard_declare`` is legal). Balances are zero-sum payments (C.1-6); higher is better.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 from ..cards import JOKER, NUM_KINDS, NUM_RANKS, Shoe, card_str
 from ..continental_hand import can_go_out as _can_go_out
-from ..continental_hand import count_wilds, find_partition, one_suit_possible
+from ..continental_hand import count_wilds, find_partition, fitting_discards, one_suit_possible
 from ..encoding.actions import RangeTable
 from ..melds import pos_text
 from ..profiles.continental import ContinentalRules
@@ -43,21 +45,31 @@ from .common import (
 
 DRAW = "draw"
 ACT = "act"
-DECLARE = "declare"
 GAME_OVER = "game_over"
-PHASES = (DRAW, ACT, DECLARE, GAME_OVER)
+PHASES = (DRAW, ACT, GAME_OVER)
+#: the phase of the first release, in which the player was asked to declare after his discard (scenarios refuse it)
+OLD_DECLARE_PHASE = "declare"
 
 
 class ContinentalLayout(RangeTable):
-    """Action table of ``continental``: draw_stock, draw_discard, discard (53 kinds), declare, pass."""
+    """Action table of ``continental``: draw_stock, draw_discard, discard (53 kinds), declare (the first-turn
+    declaration without drawing), discard_declare (53 kinds: discard that card and go out with the 15 left)."""
 
     def __init__(self) -> None:
-        super().__init__([("draw_stock", 1), ("draw_discard", 1), ("discard", NUM_KINDS), ("declare", 1), ("pass", 1)])
+        super().__init__(
+            [
+                ("draw_stock", 1),
+                ("draw_discard", 1),
+                ("discard", NUM_KINDS),
+                ("declare", 1),
+                ("discard_declare", NUM_KINDS),
+            ]
+        )
         self.DRAW_STOCK = self.start("draw_stock")
         self.DRAW_DISCARD = self.start("draw_discard")
         self.DISCARD = self.start("discard")
         self.DECLARE = self.start("declare")
-        self.PASS = self.start("pass")
+        self.DISCARD_DECLARE = self.start("discard_declare")
 
 
 LAYOUT = ContinentalLayout()
@@ -177,19 +189,28 @@ class ContinentalState(EngineState):
                 if self.turns_taken[p] == 0 and self.can_go_out(p):
                     acts.append(lay.DECLARE)
             elif self.phase == ACT:
-                hand = self.hands[p]
-                acts = [
-                    lay.DISCARD + k
-                    for k in range(NUM_KINDS)
-                    if hand[k] and not (k == self.taken_kind and hand[k] == 1 and self.rules.forbid_rediscard)
-                ]
-            elif self.phase == DECLARE:
-                acts = [lay.DECLARE, lay.PASS]
+                acts = self._discards(p)
             else:
                 acts = []
             acts.sort()
             self._legal = acts
         return self._legal
+
+    def _discards(self, p: int) -> list[int]:
+        """C.1-5 / C.2-7: each card but the one just taken from the pile may go; with it the player goes out when
+        the 15 left are valid (``discard_declare``); with ``declare_mandatory`` such a discard must declare."""
+        lay = self.layout
+        r = self.rules
+        hand = self.hands[p]
+        kinds = [
+            k
+            for k in range(NUM_KINDS)
+            if hand[k] and not (k == self.taken_kind and hand[k] == 1 and r.forbid_rediscard)
+        ]
+        fits = set(fitting_discards(hand, kinds, patterns=r.patterns, min_run=r.min_run))
+        acts = [lay.DISCARD + k for k in kinds if not (r.declare_mandatory and k in fits)]
+        acts.extend(lay.DISCARD_DECLARE + k for k in fits)
+        return acts
 
     # transitions ----------------------------------------------------------------------------------------------
     def _dispatch(self, action: int) -> None:
@@ -214,20 +235,16 @@ class ContinentalState(EngineState):
                 self.hand_size[p] += 1
                 self.taken_kind = -1
                 self.phase = ACT
-        elif self.phase == ACT:
-            k = action - lay.DISCARD
+        else:
+            declare = action >= lay.DISCARD_DECLARE
+            k = action - (lay.DISCARD_DECLARE if declare else lay.DISCARD)
             self.hands[p][k] -= 1
             self.hand_size[p] -= 1
             if self.known[p][k]:
                 self.known[p][k] -= 1
             self.discard.append(k)
-            if self.can_go_out(p):
-                self.phase = DECLARE  # C.2-7: declaring is optional, right after the own discard
-            else:
-                self._next_turn()
-        else:
-            if action == lay.DECLARE:
-                self._go_out(no_draw=False)
+            if declare:
+                self._go_out(no_draw=False)  # C.1-5: the 15 left are revealed, the deal ends
             else:
                 self._next_turn()
 
@@ -311,11 +328,10 @@ class ContinentalState(EngineState):
     def resample_hidden(self, seat: int, rng: Any) -> ContinentalState:
         """A clone with every card ``seat`` cannot see redealt at random (stock order, opponents' unknown cards).
 
-        The declare phase shows everyone that the mover's 15 cards form a valid hand, which a random redeal almost
-        never does: in that phase the mover keeps his cards.
+        No phase reveals anything about a hidden hand (the declaration is part of the discard), so every
+        opponent's unknown cards are redealt, the mover's included.
         """
-        keep = self.current if self.phase == DECLARE else -1
-        return redeal_hidden(self.clone(), seat, rng, keep)
+        return redeal_hidden(self.clone(), seat, rng)
 
     def action_info(self, action: int) -> dict[str, Any]:
         """Structured description of ``action`` (schema in the README)."""
@@ -326,9 +342,9 @@ class ContinentalState(EngineState):
             return {"kind": "draw_discard", "card": card_str(self.discard[-1]) if self.discard else None}
         if name == "discard":
             return {"kind": "discard", "card": card_str(action - self.layout.DISCARD)}
-        if name == "declare":
-            return {"kind": "declare", "draw": self.phase != DRAW}
-        return {"kind": "pass"}
+        if name == "discard_declare":
+            return {"kind": "discard_declare", "card": card_str(action - self.layout.DISCARD_DECLARE)}
+        return {"kind": "declare", "draw": False}
 
     def describe_action(self, action: int) -> str:
         """Readable description of ``action``."""
@@ -340,9 +356,9 @@ class ContinentalState(EngineState):
             return f"take {_sym_s(info['card'])} from the discard pile"
         if kind == "discard":
             return f"discard {_sym_s(info['card'])}"
-        if kind == "declare":
-            return "declare: reveal all 15 cards and go out" + ("" if info["draw"] else " without drawing")
-        return "do not declare yet"
+        if kind == "discard_declare":
+            return f"discard {_sym_s(info['card'])} and declare: reveal the 15 cards left and go out"
+        return "declare: reveal all 15 cards and go out without drawing"
 
     def to_json(self) -> dict[str, Any]:
         """The state in the scenario format; ``load_state`` gives back an identical state."""
@@ -433,6 +449,11 @@ def load_state(data: dict[str, Any], rules: ContinentalRules, seed: int | None =
     st.round_results = copy.deepcopy(data.get("round_results", []))
     load_cards(st, data, rules.name, [0] * NUM_KINDS)
     phase = data.get("phase", DRAW)
+    if phase == OLD_DECLARE_PHASE:
+        raise ScenarioError(
+            "phase 'declare' no longer exists: the declaration after the discard is part of the discard "
+            f"(action discard_declare in phase 'act'); allowed phases: {list(PHASES)}"
+        )
     if phase not in PHASES:
         raise ScenarioError(f"unknown phase {phase!r}; allowed: {list(PHASES)}")
     st.phase = phase
@@ -454,8 +475,6 @@ def load_state(data: dict[str, Any], rules: ContinentalRules, seed: int | None =
             want = need if p == st.active else rules.hand_size
             if st.hand_size[p] != want:
                 raise ScenarioError(f"hands[{p}] holds {st.hand_size[p]} cards; phase '{phase}' needs {want}")
-        if phase == DECLARE and not st.can_go_out(st.active):
-            raise ScenarioError("phase 'declare' needs a valid 15-card hand for the active player")
     return st
 
 

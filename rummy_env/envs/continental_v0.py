@@ -8,13 +8,15 @@ env = continental_v0.env(num_players=4)
 | | |
 |---|---|
 | Agents | `player_0` .. `player_{n-1}`, `num_players` 4 or 5 |
-| Actions | `Discrete(57)`: `draw_stock` 0, `draw_discard` 1, `discard` 2..54 (card kind), `declare` 55, `pass` 56 |
+| Actions | `Discrete(109)`: `draw_stock` 0, `draw_discard` 1, `discard` 2..54 (card kind), `declare` 55, `discard_declare` 56..108 (card kind) |
 | Observations | `{"observation": Box, "action_mask": Box(int8)}`, bounded, sizes in "Spaces", pieces in the README |
 | Rules | document 004, spec C.1/C.2 (`../shared/rules/README.md`), frozen `ContinentalRules` |
 
-One `step` is one decision: draw (stock or discard top), discard, and — only when the 15 cards left form a valid
-hand — declare (go out) or pass. At the start of his own first turn a player whose dealt 15 are valid may declare
-without drawing (`declare` in the draw phase). The going-out check is exact (runs only, 2s and jokers wild).
+One `step` is one decision: draw (stock or discard top), then discard — "discard X" (the turn passes) or, legal
+only when the 15 cards left form a valid hand, "discard X and declare" (`discard_declare`: go out). The turn order
+and the other seats' observations never depend on whether a hidden hand is valid. At the start of his own first
+turn a player whose dealt 15 are valid may declare without drawing (`declare`). With `declare_mandatory=True` a
+discard that leaves a valid hand must declare. The going-out check is exact (runs only, 2s and jokers wild).
 
 ## Spaces
 
@@ -22,8 +24,8 @@ Default session (one deal per player):
 
 | `num_players` | action space | observation (`"observation"`) | `"action_mask"` | `state_space` |
 |---|---|---|---|---|
-| 4 | `Discrete(57)` | `Box(0, high, (556,), float32)` | `Box(0, 1, (57,), int8)` | `Box(0, high, (825,), float32)` |
-| 5 | `Discrete(57)` | `Box(0, high, (614,), float32)` | `Box(0, 1, (57,), int8)` | `Box(0, high, (937,), float32)` |
+| 4 | `Discrete(109)` | `Box(0, high, (556,), float32)` | `Box(0, 1, (109,), int8)` | `Box(0, high, (825,), float32)` |
+| 5 | `Discrete(109)` | `Box(0, high, (614,), float32)` | `Box(0, 1, (109,), int8)` | `Box(0, high, (937,), float32)` |
 
 ## Rewards
 
@@ -57,6 +59,9 @@ N x num_players decisions).
 ## Version history
 
 * v0: first release.
+* v0, issue 13: the declare / pass decision after the discard (phase `declare`, which showed every seat that the
+  mover held a valid hand) became part of the discard: `pass` 56 was removed, `discard_declare` 56..108 added
+  (57 -> 109 actions); the observation keeps its size (the phase piece's third slot stays 0).
 """
 
 from __future__ import annotations

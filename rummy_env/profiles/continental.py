@@ -31,6 +31,11 @@ class ContinentalRules:
     min_run: int = 3
     #: C.1-5 / C.2-6: the card taken from the discard pile may not be discarded in the same turn
     forbid_rediscard: bool = True
+    #: C.2-7 / 004 section 04: "Когда после сброса оставшиеся 15 полностью подходят, откройте сразу всё" (when after
+    #: the discard the 15 left fit, lay them all down) reads as an instruction; the worked example of section 08 (a
+    #: valid 15 held on a later turn) needs declaring to be optional, the default. True: a discard that leaves a valid
+    #: 15 must declare. The first-turn declaration without drawing stays optional ("можно объявить", may declare).
+    declare_mandatory: bool = False
     #: C.1-6: payment per opponent = base + W + F + S
     base_payment: int = 1
     no_wild_bonus: int = 10
