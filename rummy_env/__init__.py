@@ -1,7 +1,9 @@
 """rummy_env: exact rules engines and PettingZoo environments for rummy-family card games.
 
-``from rummy_env import contract_v0``; ``rummy_env.make("contract", **config)``. Importing the package is light:
-environments are imported on first use, and torch is never imported here.
+``from rummy_env import contract_v0``; ``rummy_env.make("contract", **config)``. Importing the package imports
+no environment module (they load on first use) and never torch; it registers the environments with PettingZoo's
+registry (``pettingzoo.make("aec", "rummy_env/contract-v0")``, where the installed PettingZoo has one) and with
+Gymnasium (``gymnasium.make("rummy_env/Contract-v0")``: ``rummy_env.wrappers.SingleAgentEnv``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,14 @@ from typing import Any
 __version__ = "0.1.0"
 
 ENVS = {"contract": "contract_v0", "contract_gamerules": "contract_gamerules_v0", "continental": "continental_v0"}
+#: PettingZoo AEC ids (``pettingzoo.make("aec", id, **config)``) -> env module
+PETTINGZOO_IDS = {f"rummy_env/{p}-v0": m for p, m in ENVS.items()}
+#: Gymnasium ids of the single-seat ``SingleAgentEnv`` -> profile
+GYMNASIUM_IDS = {
+    "rummy_env/Contract-v0": "contract",
+    "rummy_env/ContractGamerules-v0": "contract_gamerules",
+    "rummy_env/Continental-v0": "continental",
+}
 
 
 def make(profile: str, wrapped: bool = True, **config: Any) -> Any:
@@ -22,10 +32,37 @@ def make(profile: str, wrapped: bool = True, **config: Any) -> Any:
     return mod.env(**config) if wrapped else mod.raw_env(**config)
 
 
+def _register() -> list[str]:
+    """Register the ids with PettingZoo (if its version has a registry) and Gymnasium; the ids registered."""
+    done = []
+    try:
+        import pettingzoo
+    except ImportError:  # pragma: no cover - pettingzoo is a dependency
+        pettingzoo = None
+    register = getattr(pettingzoo, "register", None)
+    if register is not None:  # PettingZoo >= 1.27
+        from pettingzoo.env_registry.registration import aec_registry
+
+        for env_id, module in PETTINGZOO_IDS.items():
+            if env_id not in aec_registry:
+                register("aec", env_id, entry_point=f"rummy_env.{module}:env")
+            done.append(env_id)
+    import gymnasium
+
+    for env_id, profile in GYMNASIUM_IDS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(env_id, entry_point="rummy_env.wrappers:SingleAgentEnv", kwargs={"profile": profile})
+        done.append(env_id)
+    return done
+
+
+REGISTERED = _register()
+
+
 def __getattr__(name: str) -> Any:
     if name in ENVS.values():
         return importlib.import_module(f"rummy_env.{name}")
     raise AttributeError(f"module 'rummy_env' has no attribute {name!r}")
 
 
-__all__ = ["make", "ENVS", "__version__"]
+__all__ = ["make", "ENVS", "PETTINGZOO_IDS", "GYMNASIUM_IDS", "REGISTERED", "__version__"]

@@ -1,7 +1,7 @@
-"""Markdown tables of every environment's action ranges and observation pieces, generated from the code.
+"""Markdown tables of every environment's action ranges, observation pieces and spaces, generated from the code.
 
-``python -m rummy_env.docs`` prints them; a test checks that the README holds exactly these tables, so the docs
-cannot drift from the action layout or the observation encoder.
+``python -m rummy_env.docs`` prints them; tests check that the README and the env modules' docstrings (their spec
+sheets) hold exactly these tables, so the docs cannot drift from the action layout or the observation encoder.
 """
 
 from __future__ import annotations
@@ -35,12 +35,36 @@ def observation_table(profile: str, **config: object) -> str:
     return "\n".join(rows)
 
 
+#: the player counts of every profile (the spaces table of its env docstring has one row per count)
+PLAYER_COUNTS = {"contract": (4,), "contract_gamerules": (3, 4, 5), "continental": (4, 5)}
+
+
+def spaces_table(profile: str) -> str:
+    """The spaces of an env per player count (action, observation, state) as a markdown table: the table of its
+    module docstring."""
+    rows = [
+        "| `num_players` | action space | observation (`\"observation\"`) | `\"action_mask\"` | `state_space` |",
+        "|---|---|---|---|---|",
+    ]
+    for n in PLAYER_COUNTS[profile]:
+        config = {} if profile == "contract" else {"num_players": n}
+        env = rummy_env.make(profile, wrapped=False, **config)
+        obs = env.observation_space(env.possible_agents[0])["observation"]
+        rows.append(
+            f"| {n} | `Discrete({env.num_actions})` | `Box(0, high, {obs.shape}, float32)` | "
+            f"`Box(0, 1, ({env.num_actions},), int8)` | `Box(0, high, {env.state_space.shape}, float32)` |"
+        )
+    return "\n".join(rows)
+
+
 def main() -> None:
     """Print every table."""
     for profile, config in DOC_CASES:
         label = ", ".join(f"{k}={v}" for k, v in config.items())
         print(f"### {profile} {label}\n\nActions:\n\n{action_table(profile, **config)}\n")
         print(f"Observation:\n\n{observation_table(profile, **config)}\n")
+    for profile in PLAYER_COUNTS:
+        print(f"### {profile} spaces (env docstring)\n\n{spaces_table(profile)}\n")
 
 
 if __name__ == "__main__":

@@ -22,3 +22,37 @@ def test_readme_observation_table_matches_code(profile, config):
     # the README may phrase a meaning differently: compare name, offset and shape
     missing = [r for r in rows if "| ".join(r.split("| ")[:4]) not in README]
     assert not missing, f"README lacks these {profile} observation rows (run python -m rummy_env.docs): {missing}"
+
+
+ENV_MODULES = {"contract": "contract_v0", "contract_gamerules": "contract_gamerules_v0", "continental": "continental_v0"}
+
+
+@pytest.mark.parametrize("profile", sorted(ENV_MODULES))
+def test_env_docstring_spaces_table_matches_code(profile):
+    """The env module docstring is the spec sheet: its spaces table is the generated one."""
+    import importlib
+
+    from rummy_env.docs import spaces_table
+
+    doc = importlib.import_module(f"rummy_env.envs.{ENV_MODULES[profile]}").__doc__ or ""
+    missing = [r for r in spaces_table(profile).splitlines() if r not in doc]
+    assert not missing, f"{profile} docstring lacks these rows (run python -m rummy_env.docs): {missing}"
+    assert "inf" not in doc.replace("info", "")  # the Box is bounded
+
+
+@pytest.mark.parametrize("profile", ["contract", "continental"])
+def test_env_docstring_action_ids_match_code(profile):
+    """Every action range the docstring names (``name`` first..last) has the ids of the code's layout."""
+    import importlib
+    import re
+
+    import rummy_env
+
+    doc = importlib.import_module(f"rummy_env.envs.{ENV_MODULES[profile]}").__doc__ or ""
+    layout = rummy_env.make(profile, wrapped=False).state_.layout
+    want = {name: (first, last) for name, first, last, _ in layout.table_rows()}
+    found = {}
+    for name, first, last in re.findall(r"`(\w+)`\s*\|?\s*(\d+)(?:\.\.(\d+))?", doc):
+        if name in want:
+            found[name] = (int(first), int(last or first))
+    assert found == want

@@ -907,7 +907,7 @@ def test_env_rewards_equal_payments_over_100():
     _env_step(env, kind="declare")
     assert env.rewards == pytest.approx({"player_0": 0.33, "player_1": -0.11, "player_2": -0.11, "player_3": -0.11})
     assert all(env.terminations.values())
-    info = env.infos["player_0"]
+    info = env.unwrapped.results()
     assert info["scores"] == [33, -11, -11, -11]
     assert info["round_results"][-1]["payments"] == [33, -11, -11, -11]
 
@@ -937,7 +937,7 @@ def test_env_turn_cap_reports_and_pays_nothing():
     assert all(env.terminations.values())
     assert all(r == 0.0 for r in env.rewards.values())
     assert env.infos["player_0"]["turn_cap"] is True
-    assert env.infos["player_0"]["round_results"][-1]["reason"] == "turn_cap"
+    assert env.unwrapped.results()["round_results"][-1]["reason"] == "turn_cap"
 
 
 def test_json_round_trip_keeps_the_rediscard_ban():

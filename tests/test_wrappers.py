@@ -67,7 +67,7 @@ def test_reward_is_the_learning_seats_own(profile, config) -> None:
         _, total, info = _episode(env, seed, pick="random")
         seat = env.aec.agent_name_mapping[env.learner]
         seats.add(seat)
-        pens = [r["penalties"] for r in info["round_results"]]
+        pens = [r["penalties"] for r in env.aec.results()["round_results"]]
         own = -sum(p[seat] for p in pens) / 100
         assert total == pytest.approx(own)
         others = [-sum(p[s] for p in pens) / 100 for s in range(env.n) if s != seat]
@@ -115,4 +115,4 @@ def test_checkpoint_opponent(tmp_path) -> None:
     save_checkpoint(tmp_path / "p", net, {"profile": "contract", "num_players": 4})
     env = SingleAgentEnv("contract", opponents=[CheckpointBot(tmp_path / "p")], rounds=(1,))
     _, _, info = _episode(env, 3)
-    assert "round_results" in info
+    assert info["session_over"] and env.aec.results()["round_results"]

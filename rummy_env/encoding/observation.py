@@ -2,6 +2,11 @@
 
 Seats are rotated so the observer is seat 0 (seat 1 = the next player clockwise). Nothing here reads an
 opponent's hidden cards or the stock order: only the observer's hand and public information.
+
+Every piece has finite bounds (``Pieces.high``): 1 for flags, one-hots and fractions, the shoe's copies of a kind
+for card counts, and the most a seat can reach for hand sizes and scores; ``observer.low`` / ``observer.high`` are
+the bounds of the whole vector (the env's ``Box``). Scores and balances loaded from a scenario beyond what play can
+reach are clipped to the bound.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cards import JOKER, NUM_KINDS, NUM_RANKS
+from ..cards import JOKER, NUM_KINDS, NUM_RANKS, PENALTY, Shoe
 from ..melds import GROUP
 
 CONTRACT_PHASES = ("draw", "buy", "act", "opening", "place_joker")
@@ -43,7 +48,7 @@ def encode_cards(out: np.ndarray, o: dict[str, int], st: Any, seat: int, shoe_si
 class Pieces:
     """Named pieces with shapes and offsets into one flat vector; the total is their sum."""
 
-    def __init__(self, pieces: list[tuple[str, tuple[int, ...], str]]):
+    def __init__(self, pieces: list[tuple[str, tuple[int, ...], str]], highs: dict[str, Any] | None = None):
         self.shapes: dict[str, tuple[int, ...]] = {}
         self.offsets: dict[str, int] = {}
         self.docs: dict[str, str] = {}
@@ -54,6 +59,22 @@ class Pieces:
             self.docs[name] = doc
             off += int(np.prod(shape))
         self.size = off
+        #: upper bound of every value of a piece (broadcast to its shape; 1.0 where not given); the lower bound is 0
+        self.highs: dict[str, np.ndarray] = {}
+        for name, shape in self.shapes.items():
+            high = (highs or {}).get(name, 1.0)
+            self.highs[name] = np.broadcast_to(np.asarray(high, dtype=np.float32), shape).copy()
+
+    def low(self) -> np.ndarray:
+        """The lower bound of the flat vector (zeros)."""
+        return np.zeros(self.size, dtype=np.float32)
+
+    def high(self) -> np.ndarray:
+        """The upper bound of the flat vector, piece by piece."""
+        out = np.empty(self.size, dtype=np.float32)
+        for name in self.shapes:
+            out[self.slice(name)] = self.highs[name].ravel()
+        return out
 
     def slice(self, name: str) -> slice:
         """The flat slice of a piece."""
@@ -68,6 +89,21 @@ class Pieces:
         """(name, offset, shape, description) for documentation."""
         return [(n, self.offsets[n], self.shapes[n], self.docs[n]) for n in self.shapes]
 
+    def bound_text(self, name: str) -> str:
+        """The bounds of a piece as documentation text: ``[0, 1]``, or ``[0, 2]``, ``[0, 2 or 3]`` per value."""
+        vals = sorted({float(v) for v in self.highs[name].ravel()})
+        return "[0, " + " or ".join(f"{v:g}" for v in vals) + "]"
+
+
+def card_count_highs(shoe: Shoe) -> np.ndarray:
+    """Per card kind, the most copies any hand or pile can hold: the shoe's copies."""
+    return np.asarray(shoe.copies_list(), dtype=np.float32)
+
+
+def _clip_piece(out: np.ndarray, sl: slice, high: np.ndarray) -> None:
+    """Clip a piece (scores loaded from a scenario may lie beyond what play reaches) to ``[0, high]``."""
+    np.clip(out[sl], 0.0, high, out=out[sl])
+
 
 class ContractObserver:
     """Observation of a Contract-family state (profiles ``contract`` and ``contract_gamerules``)."""
@@ -80,6 +116,13 @@ class ContractObserver:
         self.shoe_size = float(shoe_size)
         self.turn_cap = float(rules.turn_cap)
         self.phase_index = {p: i for i, p in enumerate(CONTRACT_PHASES)}
+        shoe = Shoe(rules.decks, rules.jokers)
+        copies = card_count_highs(shoe)
+        meld_high = np.ones(MELD_FEATURES, dtype=np.float32)
+        meld_high[3 : 3 + 52] = copies[:52]  # copies of a natural in one meld
+        meld_high[-1] = max(1.0, shoe.jokers / 4.0)  # group jokers / 4
+        # a round's penalty is at most the whole shoe's penalty (every card in one hand)
+        shoe_penalty = sum(PENALTY[k] * shoe.copies(k) for k in range(NUM_KINDS))
         self.pieces = Pieces(
             CARD_PIECES
             + [
@@ -119,11 +162,21 @@ class ContractObserver:
                 [("must_place", (NUM_KINDS,), "deep-pickup card that must reach the table this turn, one-hot")]
                 if getattr(rules, "deep_pickup", False)
                 else []
-            )
+            ),
+            highs={
+                "hand": copies,
+                "discard_counts": copies,
+                "table": np.broadcast_to(meld_high, (self.slots, MELD_FEATURES)),
+                "known": np.broadcast_to(copies, (n - 1, NUM_KINDS)),
+                "hand_sizes": max(1.0, shoe.size / 20.0),
+                "scores": num_rounds * shoe_penalty / 100.0,
+            },
         )
         self.size = self.pieces.size
         o = self.pieces.offsets
         self._o = o
+        self.low, self.high = self.pieces.low(), self.pieces.high()
+        self._scores_slice, self._scores_high = self.pieces.slice("scores"), self.pieces.highs["scores"].ravel()
 
     def encode(self, st: Any, seat: int) -> np.ndarray:
         """The float32 observation of ``seat`` (zeros for pieces that do not apply)."""
@@ -190,6 +243,7 @@ class ContractObserver:
         out[o["turn"]] = min(st.turn / self.turn_cap, 1.0)
         if st.must_place >= 0 and "must_place" in o:
             out[o["must_place"] + st.must_place] = 1.0
+        _clip_piece(out, self._scores_slice, self._scores_high)
         return out
 
 
@@ -209,6 +263,8 @@ class ContinentalObserver:
         self.turn_cap = float(rules.turn_cap)
         self.num_deals = num_deals
         self.phase_index = {p: i for i, p in enumerate(CONTINENTAL_PHASES)}
+        shoe = Shoe(rules.decks, rules.jokers)
+        copies = card_count_highs(shoe)
         self.pieces = Pieces(
             CARD_PIECES
             + [
@@ -225,17 +281,25 @@ class ContinentalObserver:
                 (
                     "balances",
                     (n, 2),
-                    "per seat: cumulative balance / 100 as (gain, loss), both >= 0 (the space is Box(0, inf))",
+                    "per seat: cumulative balance / 100 as (gain, loss), both >= 0",
                 ),
                 ("deal", (num_deals,), "deal number one-hot"),
                 ("phase", (len(CONTINENTAL_PHASES),), "decision asked: draw, act (discard), declare"),
                 ("active", (n,), "whose turn it is (seat offset one-hot)"),
                 ("taken_discard", (NUM_KINDS,), "card taken from the discard pile this turn, one-hot"),
                 ("turn", (1,), "turns played this deal / turn cap"),
-            ]
+            ],
+            highs={
+                "hand": copies,
+                "discard_counts": copies,
+                "known": np.broadcast_to(copies, (n - 1, NUM_KINDS)),
+                "balances": num_deals * (n - 1) * max_payment(rules) / 100.0,
+            },
         )
         self.size = self.pieces.size
         self._o = self.pieces.offsets
+        self.low, self.high = self.pieces.low(), self.pieces.high()
+        self._bal_slice, self._bal_high = self.pieces.slice("balances"), self.pieces.highs["balances"].ravel()
 
     def encode(self, st: Any, seat: int) -> np.ndarray:
         """The float32 observation of ``seat``."""
@@ -259,4 +323,13 @@ class ContinentalObserver:
         if st.taken_kind >= 0:
             out[o["taken_discard"] + st.taken_kind] = 1.0
         out[o["turn"]] = min(st.turn / self.turn_cap, 1.0)
+        _clip_piece(out, self._bal_slice, self._bal_high)
         return out
+
+
+def max_payment(rules: Any) -> int:
+    """C.1-6: an upper bound of what one opponent pays a declarer (base + wilds or no-wild bonus + first-turn
+    bonus + one-suit bonus; wilds counted as if every card of a 16-card hand were a joker)."""
+    wilds = 2 * (rules.hand_size + 1)
+    first = max(rules.first_turn_bonus, rules.no_draw_bonus)
+    return rules.base_payment + max(wilds, rules.no_wild_bonus) + first + rules.one_suit_bonus

@@ -75,13 +75,15 @@ class EngineState:
         if self.phase == GAME_OVER:
             raise IllegalActionError(f"the game is over: no action is legal (got {action!r})")
         legal = self.legal_actions()  # type: ignore[attr-defined]
-        if not isinstance(action, int) or isinstance(action, bool):
-            try:
-                if int(action) != action:
-                    raise TypeError
-                action = int(action)
-            except (TypeError, ValueError):
-                raise IllegalActionError(f"action must be an integer id, got {action!r}") from None
+        if isinstance(action, (bool, np.bool_)) or not (
+            isinstance(action, (int, np.integer))
+            or (isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer))
+        ):
+            raise IllegalActionError(
+                f"action must be an integer id (int, numpy integer or 0-d integer array), got "
+                f"{type(action).__name__} {action!r}"
+            )
+        action = int(action)
         if action not in legal:
             raise IllegalActionError(self._illegal_message(action, legal))
         self.history.append(action)

@@ -1,25 +1,80 @@
 """The PettingZoo AEC environment shared by every profile: one engine state, one action table, one observer.
 
 A profile's env module (``contract_v0``, ...) only supplies how to build its engine state and observer.
+
+Conventions for stock RL clients (README "Conventions for RL clients"):
+
+* ``env()`` ends the game on an illegal action as PettingZoo's classic envs do (``TerminateIllegalWrapper``: the
+  offender gets ``illegal_reward`` = -1, every agent is terminated, a warning is logged); ``raw_env()`` keeps
+  ``illegal_action="raise"`` (an ``IllegalActionError`` naming the legal actions, state unchanged) for debugging.
+* ``metadata["is_parallelizable"]`` is False (turn-based): use ``turn_based_aec_to_parallel``.
+* ``reset(seed=s)`` deals the game of seed ``s``; a later ``reset()`` without a seed continues that seeded stream
+  (Gymnasium's ``np_random`` convention), so a run seeded once is reproducible.
+* Every step's ``infos[agent]`` has the same keys (``INFO_KEYS``) with int / bool values; round and session results
+  are ``env.unwrapped.results()``.
+* ``state()`` / ``state_space``: the full-information vector for centralised critics (``STATE_DOC``).
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+
+from ..cards import NUM_KINDS
+from ..engine import IllegalActionError
 
 REWARD_MODES = ("penalty", "relative", "win")
 ILLEGAL_MODES = ("raise", "terminate")
+#: the keys ``reset(options=...)`` understands
+RESET_OPTIONS = ("scenario",)
+#: the keys of every ``infos[agent]`` after every ``reset`` and ``step`` (int or bool values)
+INFO_KEYS = ("round", "round_over", "turn_cap", "session_over", "illegal_move")
+#: what ``env.state()`` holds, in order (README "state()")
+STATE_DOC = (
+    "hands (n, 53): every seat's hand, copies per card kind, absolute seat order; "
+    "stock (53,): the stock as counts per kind (not its order); "
+    "to_move (n,): the seat whose decision it is, one-hot (zeros once the session is over); "
+    "public (obs_size,): the observation of seat 0 (its hand and every public piece)"
+)
+
+
+class NotResetError(RuntimeError):
+    """``step()`` / ``last()`` on an env that was never reset."""
+
+
+class EnvArgumentError(ValueError):
+    """A bad argument to an env method (unknown agent, malformed ``options``)."""
+
+
+def as_action(action: Any, num_actions: int) -> int:
+    """``action`` as a Python int, or ``IllegalActionError`` naming its type.
+
+    Only integers are actions: a Python ``int``, a numpy integer or a 0-d integer array; ``bool``, floats (even
+    integral ones), strings and arrays with elements are refused.
+    """
+    if isinstance(action, (bool, np.bool_)):
+        pass
+    elif isinstance(action, (int, np.integer)):
+        return int(action)
+    elif isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer):
+        return int(action)
+    shape = f" of shape {action.shape} and dtype {action.dtype}" if isinstance(action, np.ndarray) else ""
+    raise IllegalActionError(
+        f"an action is an integer id 0..{num_actions - 1} (int, numpy integer or 0-d integer array); got "
+        f"{type(action).__name__}{shape}: {action!r}"
+    )
 
 
 class RummyAECEnv(AECEnv):
     """AEC environment over a rummy engine state: one atomic decision per ``step``."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "rummy_v0", "is_parallelizable": True, "render_fps": 1}
+    metadata = {"render_modes": ["human", "ansi"], "name": "rummy_v0", "is_parallelizable": False, "render_fps": 1}
 
     #: the reward scale: penalties (or payments) are divided by this
     reward_scale = 100.0
@@ -33,6 +88,7 @@ class RummyAECEnv(AECEnv):
         illegal_action: str = "raise",
         max_steps: int | None = None,
         illegal_reward: float = -1.0,
+        max_cycles: int | None = None,
     ):
         super().__init__()
         reward = self.reward_modes[0] if reward is None else reward
@@ -42,8 +98,13 @@ class RummyAECEnv(AECEnv):
             raise ValueError(f"reward={reward!r}; allowed: {list(self.reward_modes)}")
         if illegal_action not in ILLEGAL_MODES:
             raise ValueError(f"illegal_action={illegal_action!r}; allowed: {list(ILLEGAL_MODES)}")
-        if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
+        if max_steps is not None and (not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1):
             raise ValueError(f"max_steps={max_steps!r}; allowed: None or a positive integer")
+        if max_cycles is not None:
+            if not isinstance(max_cycles, int) or isinstance(max_cycles, bool) or max_cycles < 1:
+                raise ValueError(f"max_cycles={max_cycles!r}; allowed: None or a positive integer")
+            if max_steps is not None:
+                raise ValueError(f"max_cycles={max_cycles} and max_steps={max_steps}: give one of them")
         self.render_mode = render_mode
         self.reward_mode = reward
         self.illegal_action = illegal_action
@@ -51,15 +112,26 @@ class RummyAECEnv(AECEnv):
         self.max_steps = max_steps
         self.state_ = self._new_state(seed=None)
         n = self.state_.n
+        self.max_cycles = max_cycles
+        if max_cycles is not None:  # PettingZoo's cycle: as many decisions as there are agents
+            self.max_steps = max_cycles * n
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self.observer = self._make_observer(self.state_)
         self.num_actions = self.state_.layout.num_actions
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(low=0.0, high=np.inf, shape=(self.observer.size,), dtype=np.float32),
+                "observation": spaces.Box(
+                    low=self.observer.low, high=self.observer.high, shape=(self.observer.size,), dtype=np.float32
+                ),
                 "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8),
             }
+        )
+        copies = np.asarray(self.state_.shoe.copies_list(), dtype=np.float32)
+        self.state_space = spaces.Box(
+            low=np.zeros(n * NUM_KINDS + NUM_KINDS + n + self.observer.size, dtype=np.float32),
+            high=np.concatenate([np.tile(copies, n + 1), np.ones(n, dtype=np.float32), self.observer.high]),
+            dtype=np.float32,
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
@@ -70,6 +142,9 @@ class RummyAECEnv(AECEnv):
         self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
         self.agents: list[str] = []
+        # the generator of the seeds of unseeded resets after a seeded one (None: never seeded)
+        self._seed_stream: np.random.Generator | None = None
+        self._was_reset = False
 
     # profile hooks ------------------------------------------------------------------------------------------
     def _new_state(self, seed: int | None, scenario: dict[str, Any] | None = None) -> Any:  # pragma: no cover
@@ -89,15 +164,33 @@ class RummyAECEnv(AECEnv):
 
     # core API -----------------------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new session (or the ``options["scenario"]`` position) seeded by ``seed``."""
-        scenario = (options or {}).get("scenario")
-        self.state_ = self._new_state(seed, scenario)
+        """Start a new session (or the ``options["scenario"]`` position) seeded by ``seed``.
+
+        ``seed=None`` after a seeded reset continues that seeded stream (the next game's seed is drawn from a
+        generator seeded by the last explicit seed); never seeded: a fresh random game. ``options``: None or a dict
+        with the key ``"scenario"`` (a JSON state); other keys are ignored with a warning (PettingZoo's ``api_test``
+        passes ``{"options": 1}`` to check that reset accepts the argument).
+        """
+        scenario = self._scenario_option(options)
+        if seed is not None:
+            if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+                raise EnvArgumentError(f"seed={seed!r}; allowed: None or a non-negative integer")
+            seed = int(seed)
+            # a generator of its own (not the game's PCG64(seed) stream) for the unseeded resets that follow
+            self._seed_stream = np.random.default_rng([seed, 0x5EED])
+            game_seed: int | None = seed
+        elif self._seed_stream is not None:
+            game_seed = int(self._seed_stream.integers(2**63))
+        else:
+            game_seed = None
+        self.state_ = self._new_state(game_seed, scenario)
+        self._was_reset = True
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: self._blank_info() for a in self.agents}
         self.num_steps = 0
         self._mask_key = None
         for i, space in enumerate(self.action_spaces.values()):
@@ -105,16 +198,91 @@ class RummyAECEnv(AECEnv):
                 space.seed(seed + i)
         self._after_move(rounds_before=len(self.state_.round_results))
 
+    def _scenario_option(self, options: Any) -> dict[str, Any] | None:
+        if options is None:
+            return None
+        if not isinstance(options, dict):
+            raise EnvArgumentError(
+                f"options={options!r}; allowed: None or a dict with the key 'scenario' (a JSON state, README "
+                "'JSON state'), e.g. reset(seed=0, options={'scenario': env.unwrapped.game_state()})"
+            )
+        unknown = sorted(str(k) for k in options if k not in RESET_OPTIONS)
+        if unknown:
+            warnings.warn(
+                f"reset(options=...): ignoring unknown key(s) {unknown}; the env understands {list(RESET_OPTIONS)}",
+                stacklevel=3,
+            )
+        scenario = options.get("scenario")
+        if scenario is not None and not isinstance(scenario, dict):
+            raise EnvArgumentError(
+                f"options['scenario'] must be a JSON state dict (README 'JSON state'), got {type(scenario).__name__}"
+            )
+        return scenario
+
+    def _seat(self, agent: Any) -> int:
+        seat = self.agent_name_mapping.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            raise EnvArgumentError(f"unknown agent {agent!r}; the agents are {self.possible_agents}")
+        return seat
+
+    def _check_reset(self, what: str) -> None:
+        if not self._was_reset:
+            raise NotResetError(f"{what} before reset(): call env.reset(seed=...) first")
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": float32 vector from agent's seat, "action_mask": int8}`` (mask zero off turn)."""
-        seat = self.agent_name_mapping[agent]
+        seat = self._seat(agent)
         obs = self.observer.encode(self.state_, seat)
         return {"observation": obs, "action_mask": self.action_mask(agent)}
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last()``; ``NotResetError`` before the first ``reset()``."""
+        self._check_reset("last()")
+        return super().last(observe)
+
+    def state(self) -> np.ndarray:
+        """The full-information state vector (``state_space``) for centralised training (e.g. a MAPPO critic).
+
+        It CONTAINS HIDDEN INFORMATION — every seat's hand and the stock's contents (as counts per kind, not its
+        order) — so it must never be fed to a policy that acts; layout ``STATE_DOC``.
+        """
+        st = self.state_
+        n = st.n
+        out = np.zeros(self.state_space.shape, dtype=np.float32)
+        for p in range(n):
+            out[p * NUM_KINDS : (p + 1) * NUM_KINDS] = st.hands[p]
+        base = n * NUM_KINDS
+        if st.stock:
+            out[base : base + NUM_KINDS] = np.bincount(st.stock, minlength=NUM_KINDS)
+        base += NUM_KINDS
+        cur = st.current_player
+        if cur >= 0 and not st.is_terminal():
+            out[base + cur] = 1.0
+        out[base + n :] = self.observer.encode(st, 0)
+        return out
+
+    def results(self) -> dict[str, Any]:
+        """The round and session results so far: ``round_results`` (one dict per finished round / deal, with
+        ``round``, ``winner``, ``reason`` and ``penalties`` or ``payments``), ``scores`` (cumulative, per seat),
+        ``session_over`` and ``winners`` (seats, once the session is over; else None)."""
+        st = self.state_
+        over = st.is_terminal()
+        return {
+            "round_results": [dict(r) for r in st.round_results],
+            "scores": list(st.scores),
+            "session_over": over,
+            "winners": list(st.winners()) if over else None,
+        }
+
+    @property
+    def round_results(self) -> list[dict[str, Any]]:
+        """The results of every finished round / deal (``results()["round_results"]``)."""
+        return self.results()["round_results"]
 
     def action_mask(self, agent: str) -> np.ndarray:
         """int8 mask of ``agent``'s legal actions (all zeros when it is not ``agent``'s decision)."""
         st = self.state_
-        seat = self.agent_name_mapping[agent]
+        seat = self._seat(agent)
         if st.current_player != seat or not self.agents or self.terminations.get(agent) or self.truncations.get(agent):
             return np.zeros(self.num_actions, dtype=np.int8)
         key = (st, len(st.history))
@@ -126,32 +294,56 @@ class RummyAECEnv(AECEnv):
         return self._mask.copy()  # type: ignore[union-attr]
 
     def step(self, action: int | None) -> None:
-        """Apply the current agent's atomic decision."""
+        """Apply the current agent's atomic decision (an integer id; ``None`` only for a dead agent).
+
+        A non-integer action raises ``IllegalActionError`` naming its type in every mode. An integer the mask
+        refuses (or ``None`` for a live agent): ``illegal_action="raise"`` raises ``IllegalActionError`` naming the
+        legal actions (state unchanged); ``"terminate"`` ends the game with ``illegal_reward`` for the offender.
+        """
+        self._check_reset("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         st = self.state_
         rounds_before = len(st.round_results)
+        if action is not None:
+            action = as_action(action, self.num_actions)
         if action is None or action not in st.legal_actions():
             if self.illegal_action == "terminate":
                 self._terminate_illegal(agent)
                 return
             if action is None:
-                raise ValueError(f"{agent} must act (got None) in phase '{st.phase}'")
+                raise IllegalActionError(
+                    f"{agent} must act (got None) in phase '{st.phase}'; None is only for a terminated or truncated "
+                    "agent. Pick an action of observe(agent)['action_mask']"
+                )
         st.apply(action)  # raises IllegalActionError (a ValueError) naming the legal actions
         self.num_steps += 1
         self._cumulative_rewards[agent] = 0.0
         self._after_move(rounds_before)
 
+    def _blank_info(self) -> dict[str, Any]:
+        """The info of every agent after every reset / step: the same keys (``INFO_KEYS``), int or bool values."""
+        st = self.state_
+        return {
+            "round": int(st.round),
+            "round_over": False,
+            "turn_cap": False,
+            "session_over": bool(st.is_terminal()),
+            "illegal_move": False,
+        }
+
     def _terminate_illegal(self, agent: str) -> None:
         """As PettingZoo's TerminateIllegalWrapper: the offender gets ``illegal_reward``, the game ends."""
+        EnvLogger.warn_on_illegal_move()
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
         self.rewards[agent] = self.illegal_reward
         self.terminations = {a: True for a in self.agents}
         for a in self.agents:
-            self.infos[a] = {"illegal_move": a == agent}
+            self.infos[a] = self._blank_info()
+            self.infos[a]["illegal_move"] = a == agent
         self._accumulate_rewards()
 
     def _after_move(self, rounds_before: int) -> None:
@@ -166,22 +358,17 @@ class RummyAECEnv(AECEnv):
         if done and self.reward_mode == "win":
             self._win_rewards()
         for a in self.agents:
-            self.infos[a] = {}
-        if capped:
-            for a in self.agents:
-                self.infos[a]["turn_cap"] = True
+            info = self._blank_info()
+            info["round_over"] = len(results) > rounds_before
+            info["turn_cap"] = capped
+            self.infos[a] = info
         if done:
             self.terminations = {a: True for a in self.agents}
-            for a in self.agents:
-                self.infos[a]["round_results"] = results
-                self.infos[a]["scores"] = list(st.scores)
         elif self.max_steps is not None and self.num_steps >= self.max_steps:
             self.truncations = {a: True for a in self.agents}
         if not done:
             cur = self.possible_agents[st.current_player]
             self.agent_selection = cur
-            if not self.truncations[cur]:
-                self.infos[cur]["action_mask"] = self.action_mask(cur)
         elif not hasattr(self, "agent_selection") or self.agent_selection not in self.agents:
             self.agent_selection = self.agents[0]
         self._accumulate_rewards()
@@ -231,7 +418,7 @@ class RummyAECEnv(AECEnv):
 
     def observation_pieces(self, agent: str) -> dict[str, np.ndarray]:
         """The observation of ``agent`` as a dict of named, shaped views."""
-        return self.observer.pieces.views(self.observer.encode(self.state_, self.agent_name_mapping[agent]))
+        return self.observer.pieces.views(self.observer.encode(self.state_, self._seat(agent)))
 
     def render(self) -> str | None:
         """``ansi``: return the table as text; ``human``: print it."""
@@ -254,7 +441,10 @@ class RummyAECEnv(AECEnv):
 
 
 def wrap(env: AECEnv) -> AECEnv:
-    """PettingZoo's standard wrappers for a classic env (illegal actions raise or terminate natively)."""
-    env = wrappers.AssertOutOfBoundsWrapper(env)
-    env = wrappers.OrderEnforcingWrapper(env)
-    return env
+    """PettingZoo's ``OrderEnforcingWrapper`` around the raw env.
+
+    Illegal actions terminate or raise natively, and the raw env checks an action's type and range itself (an
+    ``IllegalActionError``, also under ``python -O``), so PettingZoo's assert-based ``AssertOutOfBoundsWrapper``
+    is not used.
+    """
+    return wrappers.OrderEnforcingWrapper(env)

@@ -9,12 +9,21 @@ env = continental_v0.env(num_players=4)
 |---|---|
 | Agents | `player_0` .. `player_{n-1}`, `num_players` 4 or 5 |
 | Actions | `Discrete(57)`: `draw_stock` 0, `draw_discard` 1, `discard` 2..54 (card kind), `declare` 55, `pass` 56 |
-| Observations | `{"observation": Box(0, inf, (N,), float32), "action_mask": Box(0, 1, (57,), int8)}`, pieces in the README |
+| Observations | `{"observation": Box, "action_mask": Box(int8)}`, bounded, sizes in "Spaces", pieces in the README |
 | Rules | document 004, spec C.1/C.2 (`../shared/rules/README.md`), frozen `ContinentalRules` |
 
 One `step` is one decision: draw (stock or discard top), discard, and — only when the 15 cards left form a valid
 hand — declare (go out) or pass. At the start of his own first turn a player whose dealt 15 are valid may declare
 without drawing (`declare` in the draw phase). The going-out check is exact (runs only, 2s and jokers wild).
+
+## Spaces
+
+Default session (one deal per player):
+
+| `num_players` | action space | observation (`"observation"`) | `"action_mask"` | `state_space` |
+|---|---|---|---|---|
+| 4 | `Discrete(57)` | `Box(0, high, (556,), float32)` | `Box(0, 1, (57,), int8)` | `Box(0, high, (825,), float32)` |
+| 5 | `Discrete(57)` | `Box(0, high, (614,), float32)` | `Box(0, 1, (57,), int8)` | `Box(0, high, (937,), float32)` |
 
 ## Rewards
 
@@ -25,8 +34,25 @@ without drawing (`declare` in the draw phase). The going-out check is exact (run
 
 ## Arguments
 
-`continental_v0.env(num_players=4, render_mode=None, reward="payment", deals=None, illegal_action="raise",
-max_steps=None, **rule_overrides)`; `deals=1` plays one deal (default: one per player).
+`continental_v0.env(num_players=4, render_mode=None, reward="payment", deals=None, illegal_action="terminate",
+max_steps=None, max_cycles=None, illegal_reward=-1.0, **rule_overrides)` (`raw_env` the same with
+`illegal_action="raise"`); `deals=1` plays one deal (default: one per player).
+
+## Conventions for RL clients
+
+`env()` follows PettingZoo's classic envs: an illegal action (an integer the mask refuses, or `None` for a live
+agent) ends the game with `illegal_reward=-1` for the offender and every agent terminated, and logs PettingZoo's
+warning (`illegal_action="terminate"`, what `TerminateIllegalWrapper` does), so clients that sample without the
+mask run. `raw_env()` keeps `illegal_action="raise"` (an `IllegalActionError` naming the legal actions, the state
+unchanged) for debugging; either constructor takes either mode. Only integers (`int`, numpy integer, 0-d integer
+array) are actions: anything else raises `IllegalActionError` naming its type, in both modes.
+`metadata["is_parallelizable"]` is False (turn-based: use `turn_based_aec_to_parallel`). `reset(seed=s)` deals
+the game of seed `s`; a later `reset()` continues that seeded stream. Every `infos[agent]` has the keys `round`,
+`round_over`, `turn_cap`, `session_over`, `illegal_move` (int / bool) after every step; the round and session
+results are `env.unwrapped.results()`. `state()` / `state_space` (centralised critics only: it holds every hand
+and the stock as counts) is `hands (n, 53)`, `stock (53,)`, `to_move (n,)`, then the observation of seat 0.
+Registered as the PettingZoo id `rummy_env/continental-v0` (`pettingzoo.make("aec", "rummy_env/continental-v0", max_cycles=N)`: truncation after
+N x num_players decisions).
 
 ## Version history
 
@@ -47,7 +73,7 @@ from .base import RummyAECEnv, wrap
 class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
     """Continental rummy for 4-5 players as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "continental_v0", "is_parallelizable": True, "render_fps": 1}
+    metadata = {"render_modes": ["human", "ansi"], "name": "continental_v0", "is_parallelizable": False, "render_fps": 1}
     profile = "continental"
     reward_modes = ("payment", "win")
 
@@ -59,11 +85,20 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
         deals: int | None = None,
         illegal_action: str = "raise",
         max_steps: int | None = None,
+        max_cycles: int | None = None,
+        illegal_reward: float = -1.0,
         **rule_overrides: Any,
     ):
         self.rules = get_rules(self.profile, num_players=num_players, **rule_overrides)
         self.deals = deals
-        super().__init__(render_mode=render_mode, reward=reward, illegal_action=illegal_action, max_steps=max_steps)
+        super().__init__(
+            render_mode=render_mode,
+            reward=reward,
+            illegal_action=illegal_action,
+            max_steps=max_steps,
+            illegal_reward=illegal_reward,
+            max_cycles=max_cycles,
+        )
 
     def _new_state(self, seed: int | None, scenario: dict[str, Any] | None = None) -> ContinentalState:
         if scenario is not None:
@@ -94,9 +129,11 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
         return "\n".join(lines)
 
 
-def env(**kwargs: Any) -> raw_env:
-    """``raw_env`` wrapped with PettingZoo's standard wrappers."""
-    return wrap(raw_env(**kwargs))  # type: ignore[return-value]
+def env(illegal_action: str = "terminate", **kwargs: Any) -> raw_env:
+    """``raw_env`` with PettingZoo's classic conventions: an illegal action ends the game with -1 for the offender
+    (``illegal_action="terminate"``, as ``TerminateIllegalWrapper``; ``"raise"`` for debugging), wrapped in
+    ``OrderEnforcingWrapper``."""
+    return wrap(raw_env(illegal_action=illegal_action, **kwargs))  # type: ignore[return-value]
 
 
 __all__ = ["env", "raw_env"]

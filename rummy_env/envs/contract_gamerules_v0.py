@@ -8,7 +8,7 @@ env = contract_gamerules_v0.env(num_players=3)
 | | |
 |---|---|
 | Agents | `player_0` .. `player_{n-1}`, `num_players` 3, 4 (53 cards) or 5 (106 cards, B.2-1) |
-| Actions | `Discrete(N)` for the player count, the same in every round (see README "contract_gamerules") |
+| Actions | `Discrete(N)` for the player count, the same in every round (sizes in "Spaces") |
 | Observations | as `contract_v0`, plus the piece `must_place` (the deep-pickup card that must reach the table) |
 | Rules | document 003, spec B.1/B.2 (`../shared/rules/README.md`), frozen `ContractRules` profile `contract_gamerules` |
 
@@ -18,6 +18,17 @@ holds one action per depth d >= 2 (take the card at depth d and every card above
 really be put on the table this turn, and no discard is legal until it is); sets of 3-4 distinct suits, runs of 3+;
 melds longer than the minimum are built as a minimum meld plus same-turn lay-offs; a hand emptied by melding or
 laying off goes out without a discard; round 7 goes out at once as three runs of different suits.
+
+## Spaces
+
+| `num_players` | action space | observation (`"observation"`) | `"action_mask"` | `state_space` |
+|---|---|---|---|---|
+| 3 | `Discrete(1906)` | `Box(0, high, (1437,), float32)` | `Box(0, 1, (1906,), int8)` | `Box(0, high, (1652,), float32)` |
+| 4 | `Discrete(2398)` | `Box(0, high, (1786,), float32)` | `Box(0, 1, (2398,), int8)` | `Box(0, high, (2055,), float32)` |
+| 5 | `Discrete(3139)` | `Box(0, high, (2135,), float32)` | `Box(0, 1, (3139,), int8)` | `Box(0, high, (2458,), float32)` |
+
+Conventions for RL clients (illegal actions, seeding, infos, `state()`) as `contract_v0`; PettingZoo id
+`rummy_env/contract_gamerules-v0`.
 
 ## Version history
 
@@ -38,7 +49,7 @@ class raw_env(_contract_raw_env):  # noqa: N801 - PettingZoo naming
     metadata = {
         "render_modes": ["human", "ansi"],
         "name": "contract_gamerules_v0",
-        "is_parallelizable": True,
+        "is_parallelizable": False,
         "render_fps": 1,
     }
     profile = "contract_gamerules"
@@ -47,9 +58,11 @@ class raw_env(_contract_raw_env):  # noqa: N801 - PettingZoo naming
         super().__init__(num_players=num_players, **kwargs)
 
 
-def env(**kwargs: Any) -> raw_env:
-    """``raw_env`` wrapped with PettingZoo's standard wrappers."""
-    return wrap(raw_env(**kwargs))  # type: ignore[return-value]
+def env(illegal_action: str = "terminate", **kwargs: Any) -> raw_env:
+    """``raw_env`` with PettingZoo's classic conventions: an illegal action ends the game with -1 for the offender
+    (``illegal_action="terminate"``, as ``TerminateIllegalWrapper``; ``"raise"`` for debugging), wrapped in
+    ``OrderEnforcingWrapper``."""
+    return wrap(raw_env(illegal_action=illegal_action, **kwargs))  # type: ignore[return-value]
 
 
 __all__ = ["env", "raw_env"]

@@ -9,13 +9,19 @@ env = contract_v0.env(render_mode="ansi")
 |---|---|
 | Agents | `player_0` .. `player_3` |
 | Actions | `Discrete(3089)`, the same in every round (named ranges below) |
-| Observations | `{"observation": Box(0, inf, (2195,), float32), "action_mask": Box(0, 1, (3089,), int8)}` |
+| Observations | `{"observation": Box, "action_mask": Box(int8)}`, bounded, sizes in "Spaces" |
 | Rules | document 000, spec A.1/A.2 (`../shared/rules/README.md`), frozen `ContractRules` |
 
 One `step` is one atomic decision: draw, buy or pass, each meld of an opening, each lay-off, a joker swap, the
 placement of the freed joker, the discard, going out. The same agent may act several times in a row; during a
 buy window the eligible players are asked in priority order (nearest in future turn order first).
 `agent_selection` is always the player whose decision it is.
+
+## Spaces
+
+| `num_players` | action space | observation (`"observation"`) | `"action_mask"` | `state_space` |
+|---|---|---|---|---|
+| 4 | `Discrete(3089)` | `Box(0, high, (1790,), float32)` | `Box(0, 1, (3089,), int8)` | `Box(0, high, (2059,), float32)` |
 
 ## Action table
 
@@ -52,11 +58,27 @@ offsets. Never depends on an opponent's hidden cards or the stock order.
 
 ## Arguments
 
-`contract_v0.env(render_mode=None, reward="penalty", rounds=None, illegal_action="raise", max_steps=None,
-**rule_overrides)`: `rounds=(1,)` plays a subset of rounds; `illegal_action="terminate"` ends the game with -1 for
-the offender (as PettingZoo's TerminateIllegalWrapper) instead of raising `ValueError`; `max_steps` truncates;
-rule overrides are fields of `ContractRules` (e.g. `turn_cap=200`, `forbid_rediscard=False`). `reset(seed=...,
-options={"scenario": {...}})` starts from a JSON state (README "JSON state").
+`contract_v0.env(render_mode=None, reward="penalty", rounds=None, illegal_action="terminate", max_steps=None,
+max_cycles=None, illegal_reward=-1.0, **rule_overrides)` (`raw_env` the same with `illegal_action="raise"`):
+`rounds=(1,)` plays a subset of rounds; `max_steps` (decisions) or `max_cycles` (x num_players decisions)
+truncates; rule overrides are fields of `ContractRules` (e.g. `turn_cap=200`, `forbid_rediscard=False`).
+`reset(seed=..., options={"scenario": {...}})` starts from a JSON state (README "JSON state").
+
+## Conventions for RL clients
+
+`env()` follows PettingZoo's classic envs: an illegal action (an integer the mask refuses, or `None` for a live
+agent) ends the game with `illegal_reward=-1` for the offender and every agent terminated, and logs PettingZoo's
+warning (`illegal_action="terminate"`, what `TerminateIllegalWrapper` does), so clients that sample without the
+mask run. `raw_env()` keeps `illegal_action="raise"` (an `IllegalActionError` naming the legal actions, the state
+unchanged) for debugging; either constructor takes either mode. Only integers (`int`, numpy integer, 0-d integer
+array) are actions: anything else raises `IllegalActionError` naming its type, in both modes.
+`metadata["is_parallelizable"]` is False (turn-based: use `turn_based_aec_to_parallel`). `reset(seed=s)` deals
+the game of seed `s`; a later `reset()` continues that seeded stream. Every `infos[agent]` has the keys `round`,
+`round_over`, `turn_cap`, `session_over`, `illegal_move` (int / bool) after every step; the round and session
+results are `env.unwrapped.results()`. `state()` / `state_space` (centralised critics only: it holds every hand
+and the stock as counts) is `hands (n, 53)`, `stock (53,)`, `to_move (n,)`, then the observation of seat 0.
+Registered as the PettingZoo id `rummy_env/contract-v0` (`pettingzoo.make("aec", "rummy_env/contract-v0", max_cycles=N)`: truncation after
+N x num_players decisions).
 
 ## Version history
 
@@ -80,7 +102,7 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
     metadata = {
         "render_modes": ["human", "ansi"],
         "name": "contract_v0",
-        "is_parallelizable": True,
+        "is_parallelizable": False,
         "render_fps": 1,
     }
     profile = "contract"
@@ -92,11 +114,20 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
         rounds: Any = None,
         illegal_action: str = "raise",
         max_steps: int | None = None,
+        max_cycles: int | None = None,
+        illegal_reward: float = -1.0,
         **rule_overrides: Any,
     ):
         self.rules = get_rules(self.profile, **rule_overrides)
         self.rounds = rounds
-        super().__init__(render_mode=render_mode, reward=reward, illegal_action=illegal_action, max_steps=max_steps)
+        super().__init__(
+            render_mode=render_mode,
+            reward=reward,
+            illegal_action=illegal_action,
+            max_steps=max_steps,
+            illegal_reward=illegal_reward,
+            max_cycles=max_cycles,
+        )
 
     def _new_state(self, seed: int | None, scenario: dict[str, Any] | None = None) -> ContractState:
         if scenario is not None:
@@ -138,9 +169,11 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
         return "\n".join(lines)
 
 
-def env(**kwargs: Any) -> raw_env:
-    """``raw_env`` wrapped with PettingZoo's standard wrappers."""
-    return wrap(raw_env(**kwargs))  # type: ignore[return-value]
+def env(illegal_action: str = "terminate", **kwargs: Any) -> raw_env:
+    """``raw_env`` with PettingZoo's classic conventions: an illegal action ends the game with -1 for the offender
+    (``illegal_action="terminate"``, as ``TerminateIllegalWrapper``; ``"raise"`` for debugging), wrapped in
+    ``OrderEnforcingWrapper``."""
+    return wrap(raw_env(illegal_action=illegal_action, **kwargs))  # type: ignore[return-value]
 
 
 __all__ = ["env", "raw_env"]
