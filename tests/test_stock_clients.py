@@ -145,3 +145,29 @@ def test_sb3_contrib_maskable_ppo_example_on_the_gymnasium_id(tmp_path) -> None:
         if terminated or truncated:
             break
     assert terminated and info["session_over"] and not info["illegal_action"] and steps > 1
+
+
+def test_tutorial_wrapper_credits_only_the_seat_that_acted() -> None:
+    """The limit the README names for the tutorial's self-play wrapper: its step returns the reward of the seat that
+    just acted, so at the end of a round only that seat's result reaches a transition; the other seats' penalties
+    (which PettingZoo's ``rewards`` does hold on that step) are in none of their transitions."""
+    env = TutorialMaskWrapper(rummy_env.contract_v0.env(rounds=(1,)))
+    rng = np.random.default_rng(0)
+    lost = 0
+    for seed in range(3):
+        env.reset(seed=seed)
+        returned: dict[str, float] = {}
+        while True:
+            acting = env.agent_selection
+            _, reward, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
+            returned[acting] = returned.get(acting, 0.0) + reward
+            if terminated or truncated:
+                break
+        penalties = env.unwrapped.results()["round_results"][-1]["penalties"]
+        final = {a: -penalties[i] / 100 for i, a in enumerate(env.possible_agents)}
+        assert returned[acting] == pytest.approx(final[acting])
+        for agent in env.possible_agents:
+            if agent != acting:
+                assert returned.get(agent, 0.0) == 0.0
+                lost += final[agent] != 0
+    assert lost > 0
