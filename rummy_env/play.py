@@ -66,7 +66,9 @@ class TerminalGame:
         self.n = n
         self.stdin = stdin if stdin is not None else sys.stdin
         self.stdout = stdout if stdout is not None else sys.stdout
-        self.env = rummy_env.make(profile, num_players=n, render_mode="ansi", **env_config)
+        self.env = rummy_env.make(
+            profile, num_players=n, render_mode="ansi", **{"illegal_action": "raise", **env_config}
+        )
         others = [s for s in range(n) if s != seat]
         self.specs: dict[int, str] = dict(zip(others, opponents))
         self.bots: dict[int, Any] = {}

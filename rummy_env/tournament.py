@@ -238,7 +238,8 @@ class SessionRunner:
         self.profile = profile
         self.num_players = num_players
         self.specs = list(specs)
-        self.env = rummy_env.make(profile, num_players=num_players, **env_config)
+        # a bot's illegal action is a bug to report, not a lost game: raise (env() would terminate)
+        self.env = rummy_env.make(profile, num_players=num_players, **{"illegal_action": "raise", **env_config})
         self._bots: dict[tuple[int, int], Any] = {}
 
     def bot(self, entrant: int, seat: int, seed: int) -> Any:

@@ -26,6 +26,7 @@ from pettingzoo.utils import BaseWrapper
 import rummy_env
 from rummy_env.cards import JOKER, NUM_KINDS, NUM_RANKS, Shoe, card_str, parse_card
 from rummy_env.engine import IllegalActionError
+from rummy_env.envs.base import INFO_KEYS
 
 Case = tuple[str, dict[str, Any]]
 
@@ -425,9 +426,9 @@ def check_observation(env: Any, agent: str, obs: dict[str, np.ndarray], rng: np.
     legal = u.state_.legal_actions()
     if sorted(np.flatnonzero(mask).tolist()) != sorted(legal):
         problems.append("mask differs from the engine's legal actions")
-    info_mask = u.infos.get(agent, {}).get("action_mask")
-    if info_mask is not None and not np.array_equal(info_mask, mask):
-        problems.append("infos[agent]['action_mask'] differs from the observed mask")
+    info = u.infos.get(agent, {})
+    if tuple(info) != INFO_KEYS:  # one info schema on every step (the mask is in the observation)
+        problems.append(f"infos[agent] has the keys {sorted(info)}, want {list(INFO_KEYS)}")
     for other in u.possible_agents:
         if other == agent:
             continue

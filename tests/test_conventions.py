@@ -370,3 +370,30 @@ def test_misuse_errors_say_what_to_do() -> None:
         raw.reset(options={"scenario": "x"})
     with pytest.warns(UserWarning, match="scenario"):
         raw.reset(seed=0, options={"no_such_key": 1})
+
+
+def test_action_checks_survive_python_O() -> None:
+    """Under ``python -O`` (asserts stripped) the wrapped env still refuses a float and an out-of-range id."""
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, rummy_env\n"
+        "from rummy_env.engine import IllegalActionError\n"
+        "assert False, 'asserts are on'\n"
+    )
+    check = (
+        "import numpy as np, rummy_env\n"
+        "from rummy_env.engine import IllegalActionError\n"
+        "env = rummy_env.make('contract', illegal_action='raise'); env.reset(seed=0)\n"
+        "for bad in (np.float32(0), 0.0, True, 10**6):\n"
+        "    try:\n"
+        "        env.step(bad)\n"
+        "    except IllegalActionError as e:\n"
+        "        print(type(bad).__name__, 'refused')\n"
+        "print(env.unwrapped.state_.history)\n"
+    )
+    off = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True, check=False)
+    assert off.returncode == 0, off.stderr  # -O really strips asserts
+    out = subprocess.run([sys.executable, "-O", "-c", check], capture_output=True, text=True, check=True).stdout
+    assert out.split("\n") == ["float32 refused", "float refused", "bool refused", "int refused", "[]", ""]

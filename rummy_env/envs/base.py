@@ -357,11 +357,11 @@ class RummyAECEnv(AECEnv):
         done = st.is_terminal()
         if done and self.reward_mode == "win":
             self._win_rewards()
+        info = self._blank_info()
+        info["round_over"] = len(results) > rounds_before
+        info["turn_cap"] = capped
         for a in self.agents:
-            info = self._blank_info()
-            info["round_over"] = len(results) > rounds_before
-            info["turn_cap"] = capped
-            self.infos[a] = info
+            self.infos[a] = dict(info)
         if done:
             self.terminations = {a: True for a in self.agents}
         elif self.max_steps is not None and self.num_steps >= self.max_steps:
