@@ -1,5 +1,7 @@
-"""RLlib integration (marker ``integration``; skipped without ``ray[rllib]``): the PettingZooEnv adapter delivers
-every seat's rewards, the masked module never gives an illegal action probability, the export reproduces the
+"""RLlib integration (marker ``integration``; skipped without ``ray[rllib]``): Ray's stock PettingZoo
+parameter-sharing recipe with Ray's own ``ActionMaskingTorchRLModule`` trains every profile with one changed line
+(``env_creator``) and exports, the limits the README names hold (the plain env's keys, RLlib's default module on a
+``Dict`` observation), the PettingZooEnv adapter delivers every seat's rewards, the masked module never gives an illegal action probability, the export reproduces the
 module's distribution and values exactly, a tiny self-play PPO run exports a checkpoint that loads and plays a
 tournament, ``--address`` trains on a running Ray cluster, and the Ray match backend returns the local records.
 
@@ -99,6 +101,107 @@ def test_adapter_delivers_every_seats_rewards(profile: str, cfg: dict) -> None:
         else:
             want = [-sum(r["penalties"][i] for r in st.round_results) / 100 for i in range(st.n)]
         assert [totals[a] for a in env.possible_agents] == pytest.approx(want)
+
+
+# ---- Ray's stock recipe: the one changed line ------------------------------------------------------------------
+
+
+def _stock_recipe(env_name: str):
+    """Ray's ``examples/multi_agent/pettingzoo_parameter_sharing.py`` config with the RLModule of
+    ``examples/rl_modules/action_masking_rl_module.py``, as written there (env pre-check on, default model), plus
+    a tiny budget on one local EnvRunner."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    return (
+        PPOConfig()
+        .environment(env_name)
+        .multi_agent(policies={"p0"}, policy_mapping_fn=(lambda aid, *args, **kwargs: "p0"))
+        .training(model={"vf_share_layers": True}, vf_loss_coeff=0.005)
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(rl_module_specs={"p0": RLModuleSpec(module_class=ActionMaskingTorchRLModule)})
+        )
+        # the budget (not part of the recipe): a few hundred decisions per iteration on the local EnvRunner
+        .env_runners(num_env_runners=0)
+        .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1)
+        .debugging(seed=0)
+    )
+
+
+@pytest.mark.parametrize("profile,cfg", PROFILES)
+def test_rays_stock_masking_recipe_trains_every_profile(local_ray, tmp_path: Path, profile: str, cfg: dict) -> None:
+    from ray.tune.registry import register_env
+
+    name = f"rummy_stock_{profile}"
+    register_env(name, R.env_creator(profile, **cfg))  # the one changed line of Ray's recipe
+    start = time.perf_counter()
+    algo = _stock_recipe(name).build_algo()
+    try:
+        for _ in range(2):
+            result = algo.train()
+        print(f"rllib stock recipe {profile}: {time.perf_counter() - start:.1f} s")
+        assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 512
+        losses = result["learners"]["p0"]
+        assert np.isfinite(losses["policy_loss"]) and np.isfinite(losses["vf_loss"])
+        # the trained module samples only legal actions (the env would end the game on an illegal one)
+        episodes = algo.env_runner.sample(num_timesteps=200, random_actions=False)
+        checked = 0
+        for episode in episodes:
+            for agent_episode in episode.agent_episodes.values():
+                masks = agent_episode.get_observations()[R.MASK_KEY]
+                actions = agent_episode.get_actions()
+                assert (masks[np.arange(len(actions)), actions] == 1).all()
+                checked += len(actions)
+        assert checked >= 200
+        # the stock module exports to a rummy_env checkpoint (profile and table read from the registered env)
+        net = R.export_algorithm(algo, tmp_path / "stock", module_id="p0")
+        ckpt = load_checkpoint(tmp_path / "stock", expect_profile=profile)
+        env = R.RummyMultiAgentEnv({"profile": profile, **cfg})
+        assert ckpt.metadata["num_players"] == len(env.possible_agents)
+        assert ckpt.metadata["env_config"] == {k: list(v) if isinstance(v, tuple) else v for k, v in cfg.items()}
+        obs, mask = _observations(env)
+        probs = R.module_action_probs(R.learner_module(algo, "p0"), obs, mask)
+        with torch.no_grad():
+            ours = torch.softmax(net.masked_logits(torch.from_numpy(obs), torch.from_numpy(mask)), -1).numpy()
+        assert np.allclose(ours, probs, atol=1e-6) and (probs[mask == 0] == 0).all()
+    finally:
+        algo.stop()
+
+
+def test_env_creator_defaults_and_overrides() -> None:
+    make = R.env_creator("continental", deals=1)
+    env = make({})
+    assert env.profile == "continental" and env.env_kwargs == {"deals": 1}
+    assert len(make({"num_players": 5}).possible_agents) == 5  # RLlib's env_config overrides the defaults
+    space = env.observation_spaces["player_0"]
+    assert set(space.spaces) == {R.OBS_KEY, R.MASK_KEY} and space[R.MASK_KEY].dtype == np.float32
+    with pytest.raises(ValueError, match="unknown profile"):
+        R.env_creator("gin")
+
+
+def test_readme_limits_plain_env_and_default_module() -> None:
+    """What the Frameworks table says does not work: Ray's masking module on the plain env (its keys are
+    ``observation`` / ``action_mask``; the module indexes ``observations`` when it is built), and RLlib's default
+    PPO module on any ``Dict`` observation."""
+    from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    plain = PettingZooEnv(rummy_env.continental_v0.env(deals=1))
+    space, act = plain.observation_space["player_0"], plain.action_space["player_0"]
+    assert set(space.spaces) == {"observation", "action_mask"}
+    with pytest.raises(KeyError, match="observations"):
+        RLModuleSpec(module_class=ActionMaskingTorchRLModule, observation_space=space, action_space=act).build()
+    adapted = R.env_creator("continental", deals=1)({})
+    with pytest.raises(ValueError, match="No default encoder config"):
+        RLModuleSpec(
+            module_class=DefaultPPOTorchRLModule,
+            observation_space=adapted.observation_spaces["player_0"],
+            action_space=act,
+        ).build()
 
 
 # ---- masked module and export --------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
-"""Tianshou integration (marker ``integration``; skipped without ``tianshou``): the learning seat through Tianshou's
-``PettingZooEnv`` gets its own rewards and legal masks, the DQN never picks a masked action (greedy or exploring),
-and a tiny DQN run exports a checkpoint that loads, plays the DQN's greedy actions and plays a tournament."""
+"""Tianshou integration (marker ``integration``; skipped without ``tianshou``): Tianshou's stock ``PettingZooEnv``,
+``Collector`` and off-policy trainer over the plain ``env()`` of every profile (its multi-agent recipe: a DQN seat
+and masked random seats), the learning seat through Tianshou's ``PettingZooEnv`` gets its own rewards and legal
+masks, the DQN never picks a masked action (greedy or exploring), and a tiny DQN run exports a checkpoint that
+loads, plays the DQN's greedy actions and plays a tournament."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import torch  # noqa: E402
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy  # noqa: E402
 from tianshou.data import Batch  # noqa: E402
 
+import rummy_env  # noqa: E402
 from rummy_env.checkpoints import load_checkpoint  # noqa: E402
 from rummy_env.integrations.tianshou import (  # noqa: E402
     LEARNER,
@@ -45,6 +48,77 @@ def _load(name: str):
     sys.modules[name] = mod
     spec.loader.exec_module(mod)
     return mod
+
+
+# ---- stock classes on the plain env ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile,cfg", PROFILES)
+def test_stock_pettingzoo_env_collector_and_trainer_on_the_plain_env(profile: str, cfg: dict) -> None:
+    """Tianshou's own multi-agent recipe, unmodified, on ``<profile>_v0.env()``: ``PettingZooEnv``, one DQN seat
+    (Tianshou's ``Net``) and masked random seats under ``MultiAgentOffPolicyAlgorithm``, a ``Collector`` with a
+    ``VectorReplayBuffer`` over a ``DummyVectorEnv`` and the off-policy trainer. Every step's info has the same keys,
+    so the buffer holds no padding (Tianshou pads an info key a step lacks with None, and its trainer then refuses
+    the buffer with ``MalformedBufferError: Encountered NaNs in buffer``)."""
+    from tianshou.algorithm.modelfree.dqn import DQN
+    from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
+    from tianshou.algorithm.optim import AdamOptimizerFactory
+    from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
+    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv, PettingZooEnv
+    from tianshou.trainer import OffPolicyTrainerParams
+    from tianshou.utils.net.common import Net
+
+    env_module = getattr(rummy_env, rummy_env.ENVS[profile])
+
+    def make() -> PettingZooEnv:
+        return PettingZooEnv(env_module.env(**cfg))
+
+    torch.manual_seed(0)
+    np.random.seed(0)  # Tianshou's random seats and exploration draw from numpy's global generator
+    env = make()
+    obs_space = env.observation_space["observation"]
+    net = Net(state_shape=obs_space.shape, action_shape=env.action_space.n, hidden_sizes=[32])
+    policy = DiscreteQLearningPolicy(
+        model=net, action_space=env.action_space, observation_space=obs_space, eps_training=0.2
+    )
+    dqn = DQN(policy=policy, optim=AdamOptimizerFactory(lr=1e-3), gamma=0.9, target_update_freq=20)
+    seats = [dqn] + [MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space) for _ in env.agents[1:]]
+    algorithm = MultiAgentOffPolicyAlgorithm(algorithms=seats, env=env)
+    venv = DummyVectorEnv([make, make])
+    venv.seed(0)
+    buffer = VectorReplayBuffer(4000, len(venv))
+    collector = Collector(algorithm, venv, buffer, exploration_noise=True, raise_on_nan_in_buffer=True)
+    collector.reset()
+    start = time.perf_counter()
+    stats = algorithm.run_training(
+        OffPolicyTrainerParams(
+            training_collector=collector,
+            max_epochs=1,
+            epoch_num_steps=1,  # one training step: collect a game per env, then update
+            collection_step_num_env_steps=None,
+            collection_step_num_episodes=len(venv),
+            batch_size=32,
+            update_step_num_gradient_steps_per_sample=0.02,
+            multi_agent_return_reduction=lambda r: r[:, 0],
+            verbose=False,
+            show_progress=False,
+        )
+    )
+    print(f"tianshou stock {profile}: {len(buffer)} steps in {time.perf_counter() - start:.1f} s")
+    assert stats.train_episode >= 2 and stats.update_step >= 1
+    assert not buffer.hasnull()
+    from rummy_env.envs.base import INFO_KEYS
+
+    data = buffer[buffer.sample_indices(0)]  # every stored transition
+    assert set(data.info.get_keys()) == {*INFO_KEYS, "env_id"}  # env_id: added by the Collector
+    mask = np.asarray(data.obs.mask, dtype=bool)
+    assert mask[np.arange(len(data)), data.act].all()  # every action taken was legal
+    assert not data.info.illegal_move.any() and not data.truncated.any()
+    # an episode ends exactly where the session is over (the env's info says so on its last step)
+    assert (data.terminated == data.info.session_over).all() and data.terminated.sum() >= 2
+    assert data.rew.shape == (len(data), len(env.agents)) and np.isfinite(data.rew).all()
+    assert set(np.unique(data.obs.agent_id)) == set(env.agents)
 
 
 def _play(env, rng: np.random.Generator, seed: int):
