@@ -225,6 +225,7 @@ MORE = [
     ("game-over-not-last-round", lambda d: with_(d, phase="game_over", current_player=-1), "'round_index'"),
     ("num-players-float", lambda d: with_(d, num_players=4.0), "'num_players'"),
     ("profile-not-a-string", lambda d: with_(d, profile=["contract"]), "'profile'"),
+    ("rng-inc-even", _rng("inc", "2"), "'rng.state.inc'"),  # a PCG64 increment is odd
 ]
 
 
@@ -305,6 +306,18 @@ def test_rigged_position_allows_short_hands_and_survives_a_dump():
     while s.round == 2:
         s.apply(rng.choice(s.legal_actions()))
     assert "rigged" not in s.to_json()
+
+
+def test_game_over_at_the_turn_cap_reloads():
+    # the turn cap ends the round after counting the turn past it: the final dump holds turn = cap + 1
+    s = new_state("contract", seed=0, rounds=(1,), turn_cap=3)
+    rng = random.Random(0)
+    while not s.is_terminal():
+        s.apply(rng.choice(s.legal_actions()))
+    assert s.round_results[-1]["reason"] == "turn_cap" and s.turn == 4
+    d = s.to_json()
+    assert load_state(d, turn_cap=3).to_json() == d
+    refused(with_(fresh_deal(), turn=5), "'turn'", turn_cap=3)  # past the cap only once the game is over
 
 
 # ----------------------------------------------------------------------------------------------------------------

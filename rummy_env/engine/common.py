@@ -42,15 +42,16 @@ def rng_from_json(data: Any) -> np.random.Generator:
     if not isinstance(inner, dict) or set(inner) != {"state", "inc"}:
         raise ScenarioError(f"bad 'rng' entry: 'rng.state' must be a dict with keys state, inc; got {inner!r}")
     fields = {
-        "rng.state.state": (inner["state"], 2**128 - 1),
-        "rng.state.inc": (inner["inc"], 2**128 - 1),
+        "rng.state.state": (inner["state"], 128),
+        "rng.state.inc": (inner["inc"], 128),
         "rng.has_uint32": (data.get("has_uint32"), 1),
-        "rng.uinteger": (data.get("uinteger"), 2**32 - 1),
+        "rng.uinteger": (data.get("uinteger"), 32),
     }
     vals = {}
-    for key, (v, hi) in fields.items():
+    for key, (v, bits) in fields.items():
         n = _big_int(v)
-        if n is None or not 0 <= n <= hi:
+        if n is None or not 0 <= n < 2**bits:
+            hi = f"2**{bits} - 1" if bits > 1 else "1"
             raise ScenarioError(
                 f"bad 'rng' entry: '{key}' must be an integer (or its decimal string) in 0..{hi}, got {v!r}"
             )
