@@ -805,6 +805,8 @@ def build_scenario(case: Case, hand: str | list[str], *, round_no: int = 1, seed
     sc: dict[str, Any] = {"round": round_no, "dealer": n - 1, "phase": "act", "hands": hands}
     if case[0] == "continental":
         sc["turns_taken"] = [1] * n
+    else:
+        sc["rigged"] = True  # seat 0's hand is hand-made, not a dealt size
     known0 = extra.pop("known0", None)
     if known0 is not None:
         sc["known"] = [list(known0)] + [[] for _ in range(n - 1)]

@@ -53,6 +53,7 @@ def scenario_env(own: list[str], size: int = 10, fixed: dict[int, list[str]] | N
             hand.append(card_str(order.pop(0)))
         hands.append(hand)
     scn.setdefault("dealer", 3)
+    scn.setdefault("rigged", True)  # a hand-made table, not one reached by play
     scn["hands"] = hands
     env = rummy_env.make("contract")
     env.reset(seed=0, options={"scenario": scn})

@@ -60,7 +60,7 @@ def scenario_env(hands: list[list[str]], discard: list[str], n: int = 3, **scn):
     """A wrapped env from a scenario: the given hands and discard pile (top first), the rest in the stock."""
     env = rummy_env.make("contract_gamerules", num_players=n)
     scn.setdefault("dealer", n - 1)
-    env.reset(seed=0, options={"scenario": {"hands": hands, "discard": discard, **scn}})
+    env.reset(seed=0, options={"scenario": {"hands": hands, "discard": discard, "rigged": True, **scn}})
     return env
 
 

@@ -441,7 +441,7 @@ def test_opening_never_strands_the_player():
     """A.1-12 + A.2-4: an opening must leave a card that may be discarded. Here the only card left after opening
     with the group and the run would be KD, just taken from the discard pile (not re-discardable): the engine must
     not offer that opening (scenario-only position: dealt hands are too large to reach it)."""
-    sc = _scenario(2, "7C 7D 7H 5S 6S 7S 8S KD", taken_discard="KD", taken_pending=True)
+    sc = _scenario(2, "7C 7D 7H 5S 6S 7S 8S KD", taken_discard="KD", taken_pending=True, rigged=True)
     env = rummy_env.make("contract")
     env.reset(seed=0, options={"scenario": sc})
     _, _, problems = _reachable_openings(env, env.unwrapped.state_)

@@ -203,6 +203,7 @@ def _joker_taken_then_swap_state() -> ContractState:
         "taken_pending": True,
         "known": [["JK"], [], [], []],
         "discard": ["7H"],
+        "rigged": True,  # seat 0's short hand, seat 1's table: hand-made
     }
     return load_state(scenario, seed=1)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..profiles import get_rules
+from ..profiles import PROFILES, get_rules
 from .common import IllegalActionError, ScenarioError
 
 
@@ -28,14 +28,31 @@ def new_state(profile: str = "contract", seed: int | None = None, rounds: Any = 
 
 
 def load_state(data: dict[str, Any], seed: int | None = None, **rule_overrides: Any):
-    """A state from the JSON scenario format (``data["profile"]`` picks the engine, default ``contract``)."""
+    """A state from the JSON scenario format (``data["profile"]`` picks the engine, default ``contract``).
+
+    Without a ``num_players`` override the player count is the scenario's: its ``num_players``, else the length
+    of its ``hands`` (so a 5-player dump loads as such, with that count's shoe).
+    """
     if not isinstance(data, dict):
         raise ScenarioError(f"a scenario must be a dict, got {type(data).__name__}")
     profile = data.get("profile", "contract")
+    if not isinstance(profile, str) or profile not in PROFILES:
+        raise ScenarioError(f"'profile' must be one of {sorted(PROFILES)}, got {profile!r}")
+    overrides = dict(rule_overrides)
+    if "num_players" not in overrides:
+        n = _scenario_players(data)
+        base = PROFILES[profile]
+        if n is not None and not base.min_players <= n <= base.max_players:
+            key = "'num_players'" if "num_players" in data else "'hands' (one list per seat)"
+            raise ScenarioError(
+                f"{key} gives {n} players; profile {profile!r} seats {base.min_players}..{base.max_players}"
+            )
+        if n is not None and n != base.num_players:
+            overrides["num_players"] = n
     try:
-        rules = get_rules(profile, **rule_overrides)
+        rules = get_rules(profile, **overrides)
     except ValueError as exc:
-        raise ScenarioError(str(exc)) from None
+        raise ScenarioError(f"rules for this scenario: {exc}") from None
     if profile in ("contract", "contract_gamerules"):
         from .contract import load_state as _load
 
@@ -45,6 +62,19 @@ def load_state(data: dict[str, Any], seed: int | None = None, **rule_overrides: 
 
         return _load_continental(data, rules, seed=seed)
     raise ScenarioError(f"profile {profile!r} has no engine yet")
+
+
+def _scenario_players(data: dict[str, Any]) -> int | None:
+    """The player count a scenario states (``num_players``) or implies (one hand per seat); None if neither."""
+    if "num_players" in data:
+        v = data["num_players"]
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise ScenarioError(f"'num_players' must be a positive integer, got {v!r}")
+        return v
+    hands = data.get("hands")
+    if isinstance(hands, list) and hands:
+        return len(hands)
+    return None
 
 
 __all__ = ["IllegalActionError", "ScenarioError", "new_state", "load_state"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -33,21 +34,49 @@ def rng_to_json(rng: np.random.Generator) -> dict[str, Any]:
     }
 
 
-def rng_from_json(data: dict[str, Any]) -> np.random.Generator:
-    """Rebuild a generator dumped by ``rng_to_json``."""
+def rng_from_json(data: Any) -> np.random.Generator:
+    """Rebuild a generator dumped by ``rng_to_json``; ``ScenarioError`` naming the bad field otherwise."""
     if not isinstance(data, dict) or data.get("bit_generator") != "PCG64":
-        raise ScenarioError(f"bad 'rng' entry {data!r}: expected the dict written by game_state()")
+        raise ScenarioError(f"bad 'rng' entry {data!r}: expected the dict written by to_json() (bit_generator PCG64)")
+    inner = data.get("state")
+    if not isinstance(inner, dict) or set(inner) != {"state", "inc"}:
+        raise ScenarioError(f"bad 'rng' entry: 'rng.state' must be a dict with keys state, inc; got {inner!r}")
+    fields = {
+        "rng.state.state": (inner["state"], 128),
+        "rng.state.inc": (inner["inc"], 128),
+        "rng.has_uint32": (data.get("has_uint32"), 1),
+        "rng.uinteger": (data.get("uinteger"), 32),
+    }
+    vals = {}
+    for key, (v, bits) in fields.items():
+        n = _big_int(v)
+        if n is None or not 0 <= n < 2**bits:
+            hi = f"2**{bits} - 1" if bits > 1 else "1"
+            raise ScenarioError(
+                f"bad 'rng' entry: '{key}' must be an integer (or its decimal string) in 0..{hi}, got {v!r}"
+            )
+        vals[key] = n
+    if vals["rng.state.inc"] % 2 == 0:
+        raise ScenarioError(f"bad 'rng' entry: 'rng.state.inc' must be odd (a PCG64 increment), got {inner['inc']!r}")
     rng = np.random.Generator(np.random.PCG64())
-    try:
-        rng.bit_generator.state = {
-            "bit_generator": "PCG64",
-            "state": {"state": int(data["state"]["state"]), "inc": int(data["state"]["inc"])},
-            "has_uint32": int(data["has_uint32"]),
-            "uinteger": int(data["uinteger"]),
-        }
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ScenarioError(f"bad 'rng' entry {data!r}: {exc}") from None
+    rng.bit_generator.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": vals["rng.state.state"], "inc": vals["rng.state.inc"]},
+        "has_uint32": vals["rng.has_uint32"],
+        "uinteger": vals["rng.uinteger"],
+    }
     return rng
+
+
+def _big_int(v: Any) -> int | None:
+    """``v`` as an int if it is one (not a bool) or a string of decimal digits; else None."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str) and v.isascii() and v.isdigit():
+        return int(v)
+    return None
 
 
 def shuffled(rng: np.random.Generator, cards: list[int]) -> list[int]:
@@ -145,11 +174,62 @@ def _sym_s(text: str | None) -> str:
     return card_str(parse_card(text), symbols=True)
 
 
-def _int_field(data: dict[str, Any], key: str, default: int, lo: int, hi: int) -> int:
-    v = data.get(key, default)
-    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
-        raise ScenarioError(f"'{key}' must be an integer in {lo}..{hi}, got {v!r}")
+# Typed scenario values: every loader reads its fields through these, so a wrong type or range is a ScenarioError
+# naming the key and what is allowed (never a bool taken for an int, a string taken for a bool, ...).
+
+
+def is_int(v: Any) -> bool:
+    """True for a real integer (``bool`` is not one here)."""
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def int_value(v: Any, where: str, lo: int, hi: int | None = None) -> int:
+    """``v`` checked to be an integer in ``lo..hi`` (no upper bound if ``hi`` is None)."""
+    if not is_int(v) or v < lo or (hi is not None and v > hi):
+        allowed = f"in {lo}..{hi}" if hi is not None else f">= {lo}"
+        raise ScenarioError(f"'{where}' must be an integer {allowed}, got {v!r}")
     return v
+
+
+def int_field(data: dict[str, Any], key: str, default: int, lo: int, hi: int | None = None) -> int:
+    """The integer ``data[key]`` (``default`` if absent) in ``lo..hi``."""
+    return int_value(data.get(key, default), key, lo, hi)
+
+
+_int_field = int_field  # the name the engines used first
+
+
+def bool_field(data: dict[str, Any], key: str, default: bool) -> bool:
+    """The boolean ``data[key]`` (``default`` if absent): only ``true`` / ``false``, never a string or a number."""
+    v = data.get(key, default)
+    if not isinstance(v, bool):
+        raise ScenarioError(f"'{key}' must be true or false, got {v!r}")
+    return v
+
+
+def seat_value(v: Any, where: str, n: int, allow_none: bool = False) -> int | None:
+    """``v`` checked to be a seat ``0..n-1`` (or None when ``allow_none``); a bool is no seat."""
+    if v is None and allow_none:
+        return None
+    if not is_int(v) or not 0 <= v < n:
+        allowed = f"a seat 0..{n - 1}" + (" or null" if allow_none else "")
+        raise ScenarioError(f"'{where}' must be {allowed}, got {v!r}")
+    return v
+
+
+def list_field(data: dict[str, Any], key: str, default: list[Any], length: int | None = None) -> list[Any]:
+    """The list ``data[key]`` (``default`` if absent), of ``length`` items when given."""
+    v = data.get(key, default)
+    if not isinstance(v, list) or (length is not None and len(v) != length):
+        what = f"a list of {length} items" if length is not None else "a list"
+        raise ScenarioError(f"'{key}' must be {what}, got {v!r}")
+    return v
+
+
+def card_or_none(data: dict[str, Any], key: str) -> int:
+    """The card ``data[key]`` as a kind, or -1 when absent / null."""
+    v = data.get(key)
+    return -1 if v is None else _card(v, f"'{key}'")
 
 
 def _card(text: Any, where: str) -> int:
@@ -232,28 +312,68 @@ def check_scenario(data: Any, allowed: set[str], rules: Any) -> int:
     """Common checks of a scenario dict (a dict, known keys, the right profile and player count); the players."""
     if not isinstance(data, dict):
         raise ScenarioError(f"a scenario must be a dict, got {type(data).__name__}")
-    unknown = sorted(set(data) - allowed)
+    unknown = sorted(set(data) - allowed, key=repr)
     if unknown:
         raise ScenarioError(f"unknown scenario key(s) {unknown}; allowed: {sorted(allowed)}")
     if data.get("profile", rules.name) != rules.name:
         raise ScenarioError(f"scenario is for profile {data.get('profile')!r}, this engine runs {rules.name!r}")
     n = rules.num_players
-    if "num_players" in data and data["num_players"] != n:
-        raise ScenarioError(f"scenario has num_players={data['num_players']!r}, the rules say {n}")
+    if "num_players" in data and (not is_int(data["num_players"]) or data["num_players"] != n):
+        raise ScenarioError(f"'num_players' must be {n} (the rules' player count), got {data['num_players']!r}")
     return n
 
 
-def load_scores(data: dict[str, Any], n: int) -> list[int]:
-    """The cumulative ``scores`` of a scenario (default zeros)."""
+def load_scores(data: dict[str, Any], n: int, minimum: int | None = None) -> list[int]:
+    """The cumulative ``scores`` of a scenario (default zeros): ``n`` integers, each ``>= minimum`` if given."""
     scores = data.get("scores", [0] * n)
-    if not isinstance(scores, list) or len(scores) != n or not all(isinstance(s, int) for s in scores):
-        raise ScenarioError(f"'scores' must be a list of {n} integers, got {scores!r}")
+    ok = isinstance(scores, list) and len(scores) == n and all(is_int(s) for s in scores)
+    if not ok or (minimum is not None and any(s < minimum for s in scores)):
+        bound = f" >= {minimum} (penalty totals)" if minimum is not None else ""
+        raise ScenarioError(f"'scores' must be a list of {n} integers{bound}, got {scores!r}")
     return list(scores)
+
+
+def load_round_results(
+    data: dict[str, Any], n: int, rounds: Any, amounts: str, reasons: tuple[str, ...], minimum: int | None = None
+) -> list[dict[str, Any]]:
+    """``round_results``: one well-formed dict per finished round, in the order of ``rounds`` (their numbers).
+
+    Each entry has exactly the keys ``round``, ``winner`` (a seat, or null when no one went out), ``reason`` (one
+    of ``reasons``; ``"out"`` iff there is a winner) and ``amounts`` (``n`` integers, each ``>= minimum`` if given,
+    the winner's 0 when ``minimum`` is given).
+    """
+    results = list_field(data, "round_results", [])
+    if len(results) > len(rounds):
+        raise ScenarioError(f"'round_results' has {len(results)} entries; the session plays {len(rounds)} round(s)")
+    keys = {"round", "winner", "reason", amounts}
+    for i, res in enumerate(results):
+        where = f"round_results[{i}]"
+        if not isinstance(res, dict) or set(res) != keys:
+            raise ScenarioError(f"'{where}' must be a dict with keys {sorted(keys)}, got {res!r}")
+        if not is_int(res["round"]) or res["round"] != rounds[i]:
+            raise ScenarioError(
+                f"'{where}.round' must be {rounds[i]} (round {i + 1} of 'rounds'), got {res['round']!r}"
+            )
+        winner = seat_value(res["winner"], f"{where}.winner", n, allow_none=True)
+        if res["reason"] not in reasons or (res["reason"] == "out") != (winner is not None):
+            raise ScenarioError(
+                f"'{where}.reason' must be one of {list(reasons)} ('out' exactly when there is a winner), "
+                f"got {res['reason']!r} with winner {winner!r}"
+            )
+        vals = res[amounts]
+        if not isinstance(vals, list) or len(vals) != n or not all(is_int(v) for v in vals):
+            raise ScenarioError(f"'{where}.{amounts}' must be a list of {n} integers, got {vals!r}")
+        if minimum is not None and (any(v < minimum for v in vals) or (winner is not None and vals[winner] != 0)):
+            raise ScenarioError(f"'{where}.{amounts}' must be >= {minimum}, the winner's 0; got {vals!r}")
+    return copy.deepcopy(results)
 
 
 def load_known(st: Any, data: dict[str, Any]) -> None:
     """Fill ``st.known`` (cards publicly known per hand) from a scenario, checking each is in that hand."""
-    for p, cards in enumerate(data.get("known", [[] for _ in range(st.n)])):
+    known = list_field(data, "known", [[] for _ in range(st.n)], st.n)
+    for p, cards in enumerate(known):
+        if not isinstance(cards, list):
+            raise ScenarioError(f"'known[{p}]' must be a list of card strings, got {cards!r}")
         for t in cards:
             k = _card(t, f"known[{p}]")
             st.known[p][k] += 1
