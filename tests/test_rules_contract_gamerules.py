@@ -1301,7 +1301,7 @@ def test_swap_only_jokers_placed_by_another_player(only_others):
     del j["stock"], j["discard"], j["known"]
     t = load_state(j, seed=0, num_players=5, swap_only_others_jokers=only_others)
     assert bool(infos(t, "swap_joker")) is not only_others
-    j.update(hands=[["2C", "9S"], ["8D", "3C"], [], [], []], active=1, current_player=1)
+    j.update(hands=[["2C", "9S"], ["8D", "3C"], [], [], []], active=1, current_player=1, turn=j["turn"] + 1)
     t = load_state(j, seed=0, num_players=5, swap_only_others_jokers=only_others)
     assert [i["card"] for i in infos(t, "swap_joker")] == ["8D"]
     with pytest.raises(ScenarioError):  # one seat per joker, seats of the table

@@ -1496,7 +1496,10 @@ def _check_position(st: ContractState) -> None:
         groups = sum(1 for m in melds if m.kind == GROUP)
         if st.opened[s] and not melds:
             raise ScenarioError(f"seat {s} is in 'opened' but has no meld on the 'table'")
-        if st.opened[s] and not st.rigged and (groups, len(melds) - groups) != (g, r):
+        runs = len(melds) - groups
+        # extra_melds_after_opening: the opening's melds plus any new ones laid later
+        fits = groups >= g and runs >= r if rules.extra_melds_after_opening else (groups, runs) == (g, r)
+        if st.opened[s] and not st.rigged and not fits:
             raise ScenarioError(
                 f"seat {s} is in 'opened' but has {groups} group(s) and {len(melds) - groups} run(s) on the 'table'; "
                 f"an opening lays exactly the round {rnd} contract: {g} group(s) and {r} run(s)"
