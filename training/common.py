@@ -81,13 +81,18 @@ class Spec:
     min_len: int = 0
     nonempty: bool = False
     """a string that may not be empty"""
+    note: str = ""
+    """the allowed values in words, when the kind and range do not say it all (checked by ``validate_config``)"""
 
     def describe(self) -> str:
         """The allowed values in words, e.g. ``an integer >= 1``, ``a number in (0, 1]``."""
+        if self.note:
+            return self.note + (" or null" if self.optional else "")
         if self.kind in ("int", "float"):
             noun = "an integer" if self.kind == "int" else "a number"
-            lo = "" if self.low is None else f"{self.low:g}"
-            hi = "" if self.high is None else f"{self.high:g}"
+            fmt = "{:d}" if self.kind == "int" else "{:g}"
+            lo = "" if self.low is None else fmt.format(self.low)
+            hi = "" if self.high is None else fmt.format(self.high)
             if self.low is not None and self.high is not None:
                 if self.kind == "int":
                     text = f"{noun} in {lo}..{hi}"
@@ -106,7 +111,7 @@ class Spec:
                 text = "a non-empty string" if self.nonempty else "a string"
         elif self.kind == "list":
             size = f"at most {self.max_len} " if self.max_len is not None else ""
-            size = f"at least {self.min_len} " if self.min_len and not size else size
+            size = f"{self.min_len} or more " if self.min_len and not size else size
             item = self.item.describe() if self.item else "values"
             text = f"a list of {size}items, each {item}"
         else:
@@ -189,7 +194,6 @@ _BOOL = Spec("bool")
 _STR = Spec("str")
 _NAME = Spec("str", nonempty=True)
 _LAYERS = Spec("list", item=_int(1, MAX_WIDTH), max_len=MAX_LAYERS)
-_BOT_IDS = Spec("list", item=_NAME)
 MAX_PROCESSES = 256
 
 #: every field of every training script's Config: its kind and allowed range (documented in configs/README.md; a
@@ -197,10 +201,10 @@ MAX_PROCESSES = 256
 FIELD_RANGES: dict[str, Spec] = {
     # the game
     "profile": Spec("str", choices=tuple(sorted(rummy_env.ENVS))),
-    "num_players": _int(2, 16, optional=True),
-    "env_config": Spec("dict"),
-    "opponents": Spec("list", item=_NAME, min_len=1),
-    "learner_seat": _NAME,
+    "num_players": Spec("int", 2, 16, optional=True, note="an integer in 2..16 that the profile seats"),
+    "env_config": Spec("dict", note="a mapping of rummy_env.make arguments that the profile accepts"),
+    "opponents": Spec("list", item=_NAME, min_len=1, note="a list of 1 or more bot ids that can play the profile"),
+    "learner_seat": Spec("str", nonempty=True, note="'random' or a seat number in 0..players-1"),
     # the run
     "seed": _int(0, 2**32 - 1),
     "total_steps": _int(0),
@@ -264,21 +268,21 @@ FIELD_RANGES: dict[str, Spec] = {
     "pool_size": _int(1),
     "max_opponents": _int(1),
     "self_play_share": _num(0, 1),
-    "pool_checkpoints": Spec("list", item=_NAME),
+    "pool_checkpoints": Spec("list", item=_NAME, note="a list of checkpoint paths (each checked up front)"),
     # warm start
     "bc_decisions": _int(0),
-    "bc_teacher": _NAME,
+    "bc_teacher": Spec("str", nonempty=True, note="a bot id that can play the profile"),
     "bc_epochs": _int(1),
     # evaluation, logging, checkpoints
     "eval_every": _int(0),
     "eval_sessions": _int(1),
-    "eval_opponents": _BOT_IDS,
+    "eval_opponents": Spec("list", item=_NAME, note="a list of bot ids (one that cannot play the profile is skipped)"),
     "final_eval_sessions": _int(0),
     "eval_workers": _int(1, MAX_PROCESSES),
     "save_every": _int(0),
-    "runs_dir": _NAME,
-    "save_path": _STR,
-    "resume": _STR,
+    "runs_dir": Spec("str", nonempty=True, note="a folder that exists or can be created"),
+    "save_path": Spec("str", note="empty, or a checkpoint name whose folder exists or can be created"),
+    "resume": Spec("str", note="empty, or a checkpoint path (checked up front)"),
     "save_sb3_zip": _BOOL,
     "rllib_checkpoint": _BOOL,
     "tensorboard": _BOOL,
@@ -286,6 +290,29 @@ FIELD_RANGES: dict[str, Spec] = {
     "progress": _BOOL,
     "config_file": Spec("str", optional=True),
 }
+
+
+TRAINING_SCRIPTS = ("ppo", "sb3_maskable_ppo", "rllib_ppo", "tianshou_dqn")
+
+
+def ranges_markdown() -> str:
+    """The table of ``FIELD_RANGES`` for configs/README.md: field, allowed values, the scripts that have it."""
+    import importlib.util
+
+    users: dict[str, list[str]] = {name: [] for name in FIELD_RANGES}
+    for script in TRAINING_SCRIPTS:
+        module = sys.modules.get(script)
+        if module is None:
+            spec = importlib.util.spec_from_file_location(script, Path(__file__).with_name(f"{script}.py"))
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[script] = module  # dataclasses look their module up
+            spec.loader.exec_module(module)  # type: ignore[union-attr]
+        for f in dataclasses.fields(module.Config):
+            users.setdefault(f.name, []).append(script)
+    lines = ["| field | allowed values | scripts |", "|---|---|---|"]
+    for name, spec in FIELD_RANGES.items():
+        lines.append(f"| `{name}` | {spec.describe()} | {', '.join(users[name])} |")
+    return "\n".join(lines) + "\n"
 
 
 def _spec(name: str, default: Any) -> Spec:
