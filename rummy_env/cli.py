@@ -167,6 +167,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def bench_engine(profile: str, seconds: float, seed: int = 0) -> dict[str, Any]:
     """Random legal play on the bare engine: decisions/s, sessions/s, time share of legal-action generation."""
+    if not 0 < seconds < math.inf:
+        raise ValueError(f"seconds={seconds!r}: expected a finite number of seconds > 0")
     decisions = sessions = 0
     t_legal = 0.0
     start = time.perf_counter()

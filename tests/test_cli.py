@@ -97,6 +97,15 @@ def test_bench_with_a_short_budget_measures_something(capsys) -> None:
     assert code == 0 and json.loads(out)["decisions"] > 0
 
 
+@pytest.mark.parametrize("seconds", [-1.0, 0.0, float("nan"), float("inf")])
+def test_bench_functions_refuse_a_budget_that_measures_nothing(seconds: float) -> None:
+    from rummy_env.bench import bench_env
+
+    for bench in (cli.bench_engine, bench_env):
+        with pytest.raises(ValueError, match="expected a finite number of seconds > 0"):
+            bench("contract", seconds)
+
+
 @pytest.mark.parametrize(
     "args, fragments",
     [

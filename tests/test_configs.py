@@ -93,6 +93,7 @@ def test_shipped_configs_are_valid(common, file: str) -> None:
         ("--bc-decisions 10 --bc-teacher nobody", r"bc_teacher: 'nobody' cannot play contract"),
         ("--resume no/such/checkpoint", r"resume: checkpoint file .* is missing"),
         ("--anneal-lr 3", r"anneal_lr=3: expected true or false"),
+        ("--resume " + str(ROOT / "checkpoints" / "continental"), r"resume: .* trained for continental with 4 players"),
         ("--set seed=-1", r"seed=-1: expected an integer in 0..4294967295"),
     ],
 )
@@ -109,6 +110,8 @@ def test_ppo_ranges(common, args: str, message: str) -> None:
         ("sb3_maskable_ppo", "--learner-seat 4", r"learner_seat='4': expected 'random' or a seat number in 0..3"),
         ("sb3_maskable_ppo", "--opponents []", r"opponents=\[\]: expected a list of 1 or more bot ids"),
         ("sb3_maskable_ppo", "--opponents [nobody]", r"opponents: 'nobody' cannot play contract"),
+        ("sb3_maskable_ppo", "--opponents [checkpoint:nothere]", r"opponents: 'checkpoint:nothere' cannot play"),
+        ("sb3_maskable_ppo", "--learner-seat -1", r"learner_seat='-1': expected 'random' or a seat number in 0..3"),
         ("rllib_ppo", "--iterations 0", r"iterations=0: expected an integer >= 1"),
         ("rllib_ppo", "--minibatch-size 5000", r"minibatch_size=5000: expected an integer in 1..train_batch_size"),
         ("rllib_ppo", "--self-play-share 1.5", r"self_play_share=1.5: expected a number in \[0, 1\]"),

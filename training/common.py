@@ -362,27 +362,28 @@ def _cross_checks(v: dict[str, Any]) -> None:
         ) from None
     n = len(env.possible_agents)
     seat = v.get("learner_seat")
-    if seat is not None and seat != "random" and not (seat.isdigit() and int(seat) < n):
+    if seat is not None and seat != "random" and not (re.fullmatch(r"[0-9]+", seat) and int(seat) < n):
         raise ConfigError(f"learner_seat={seat!r}: expected 'random' or a seat number in 0..{n - 1}")
     for field_name in ("opponents",) + (("bc_teacher",) if v.get("bc_decisions") else ()):
         ids = v.get(field_name)
         for bot_id in [ids] if isinstance(ids, str) else ids or []:
-            if bot_id.startswith("checkpoint:"):
-                continue  # checked with the other checkpoints below
-            reason = bot_available(v["profile"], bot_id, kwargs)
+            reason = bot_available(v["profile"], bot_id, kwargs)  # checkpoint:PATH ids are loaded and checked too
             if reason:
                 raise ConfigError(f"{field_name}: {bot_id!r} cannot play {v['profile']}: {reason}")
     paths = [("resume", v["resume"])] if v.get("resume") else []
     paths += [("pool_checkpoints", p) for p in v.get("pool_checkpoints", [])]
-    paths += [(f, b.partition(":")[2].rpartition("@")[0] or b.partition(":")[2]) for f in ("opponents",)
-              for b in v.get(f, []) if b.startswith("checkpoint:")]  # fmt: skip
     for field_name, path in paths:
         from rummy_env.checkpoints import read_metadata
 
         try:
-            read_metadata(path)
+            meta = read_metadata(path)
         except ValueError as e:
             raise ConfigError(f"{field_name}: {e}") from None
+        if (meta["profile"], meta["num_players"]) != (v["profile"], n):
+            raise ConfigError(
+                f"{field_name}: {path!r} was trained for {meta['profile']} with {meta['num_players']} players; this "
+                f"run is {v['profile']} with {n}"
+            )
     for field_name in ("runs_dir", "save_path"):
         problem = output_problem(v[field_name], folder=field_name == "runs_dir") if v.get(field_name) else None
         if problem:
