@@ -178,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"argument --out: {args.out!r} {problem}")
     if args.manifest and not Path(args.manifest).is_dir():
         p.error(f"argument --manifest: {args.manifest!r} is not a folder of checkpoints")
+    if args.manifest and output_problem(args.manifest):
+        p.error(f"argument --manifest: {args.manifest!r} {output_problem(args.manifest)}")
     try:
         for path in args.checkpoints:  # every checkpoint is checked before the first match is played
             read_metadata(path)
