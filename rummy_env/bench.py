@@ -10,6 +10,8 @@ from typing import Any
 
 def bench_env(profile: str, seconds: float, seed: int = 0, **config: Any) -> dict[str, Any]:
     """Random legal play through the AEC API on one core: decisions/s and the time share of masks and observations."""
+    if not seconds > 0 or seconds == float("inf"):
+        raise ValueError(f"seconds={seconds!r}: expected a finite number of seconds > 0")
     import numpy as np
 
     import rummy_env

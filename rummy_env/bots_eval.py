@@ -19,7 +19,6 @@ stock and discard pile empty), `no_winner_share`, `mean_turns_per_round`, `max_t
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import multiprocessing
@@ -193,21 +192,32 @@ def format_report(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Command line: ``python -m rummy_env.bots_eval --entrants heuristic random random random``."""
-    p = argparse.ArgumentParser(description="Seeded bot matches with rotated seats.")
-    p.add_argument("--profile", default="contract")
+def main(argv: list[str] | None = None) -> int:
+    """Command line: ``python -m rummy_env.bots_eval --entrants heuristic random random random``; usage errors
+    (unknown profile or bot id, wrong number of entrants, counts out of range) are one line, exit code 2."""
+    import sys
+
+    from .cli import ArgumentParser, count
+    from .profiles import PROFILES
+
+    p = ArgumentParser(prog="python -m rummy_env.bots_eval", description="Seeded bot matches with rotated seats.")
+    p.add_argument("--profile", default="contract", choices=list(PROFILES))
     p.add_argument(
         "--entrants", nargs="+", required=True, help="one bot id per seat, e.g. heuristic random random random"
     )
-    p.add_argument("--sessions", type=int, default=100)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--sessions", type=count(1), default=100, help="sessions to play (>= 1, default 100)")
+    p.add_argument("--seed", type=count(0), default=0, help="match seed (>= 0, default 0)")
+    p.add_argument("--workers", type=count(1), default=1, help="worker processes (>= 1, default 1)")
     p.add_argument("--json", action="store_true", help="print the result dict as JSON")
     args = p.parse_args(argv)
-    report = evaluate(args.profile, args.entrants, args.sessions, seed=args.seed, workers=args.workers)
+    try:
+        report = evaluate(args.profile, args.entrants, args.sessions, seed=args.seed, workers=args.workers)
+    except ValueError as exc:
+        print(f"{p.prog}: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
     print(json.dumps(report, indent=2) if args.json else format_report(report))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -12,7 +12,24 @@ expected: a pickle / ``torch.save`` file (recognised by name and by content, and
 missing file, malformed JSON, a weights file whose sha256 differs from the JSON (edited weights), JSON facts that
 differ from the copy in the weights header (edited JSON), an unknown profile or an env version this package does not
 provide, a profile or player count other than the one asked for, observation / action sizes that differ from the
-env's, an unknown architecture, and tensors whose names, shapes or dtypes differ from the architecture's.
+env's, an unknown architecture, an architecture over the size limits below, a safetensors header whose data offsets and
+sizes do not tile the file exactly, and tensors whose names, shapes or dtypes differ from the architecture's. Every
+failure to load is a ``CheckpointError``; the files are treated as untrusted input: nothing is allocated for the
+network before the header has been checked against the file length and the declared architecture.
+
+Size limits (far above any real policy: the shipped checkpoints have about 0.1-0.65 M parameters, 0.4-2.6 MB of
+weights and under 4 KB of JSON):
+
+| limit | value |
+|---|---|
+| `MAX_METADATA_BYTES` | 1 MiB of JSON metadata |
+| `MAX_HEADER_BYTES` | 1 MiB of safetensors header |
+| `MAX_JSON_DIGITS` | 64 digits in one JSON integer |
+| `MAX_LAYERS` | 8 hidden layers in each of `trunk`, `policy_hidden`, `value_hidden` |
+| `MAX_WIDTH` | 4,096 units in one hidden layer |
+| `MAX_IO_SIZE` | 1,048,576 observation entries or actions |
+| `MAX_PARAMETERS` | 50,000,000 parameters (200 MB of float32) |
+| `MAX_WEIGHTS_BYTES` | 4 bytes per allowed parameter plus the header: the weights file; twice that for `X.train.safetensors` |
 
 What it cannot catch: someone who edits the weights *and* rewrites both the hash and the header copy consistently.
 Such a checkpoint is a different (possibly weak) policy, but still cannot run code: safetensors holds only numbers.
@@ -25,13 +42,30 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 FORMAT = "rummy_env.checkpoint"
+ARCH_KIND = "masked_mlp"
+ARCH_KEYS = ("kind", "obs_size", "num_actions", "trunk", "policy_hidden", "value_hidden", "activation")
+ACTIVATION_NAMES = ("relu", "tanh")
+# size limits (module docstring): a real policy never reaches them; a crafted file cannot make us allocate more
+MAX_METADATA_BYTES = 1 << 20
+MAX_HEADER_BYTES = 1 << 20
+MAX_JSON_DIGITS = 64
+MAX_LAYERS = 8
+MAX_WIDTH = 4096
+MAX_IO_SIZE = 1 << 20
+MAX_PARAMETERS = 50_000_000
+MAX_WEIGHTS_BYTES = 8 + MAX_HEADER_BYTES + 4 * MAX_PARAMETERS
+#: bytes per element of the safetensors dtypes (a header naming another dtype is refused)
+DTYPE_BYTES = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E4M3": 1, "F8_E5M2": 1, "I16": 2, "U16": 2, "F16": 2, "BF16": 2,
+               "I32": 4, "U32": 4, "F32": 4, "I64": 8, "U64": 8, "F64": 8}  # fmt: skip
 FORMAT_VERSION = 1
 #: metadata facts copied into the safetensors header; the JSON must agree with the copy
 HEADER_KEYS = ("profile", "env_version", "num_players", "observation_size", "num_actions", "architecture")
@@ -69,7 +103,14 @@ class Checkpoint:
 
 def checkpoint_paths(path: str | os.PathLike[str]) -> tuple[Path, Path]:
     """(``X.safetensors``, ``X.json``) of a checkpoint named ``X``, ``X.safetensors`` or ``X.json``."""
+    if not isinstance(path, str | os.PathLike):
+        raise CheckpointError(f"a checkpoint path must be a string or path, got {type(path).__name__}")
     p = Path(path)
+    if not str(path) or not p.name or p.name in (".", ".."):
+        raise CheckpointError(
+            f"checkpoint path {str(path)!r} names no file: give X, X.safetensors or X.json (a checkpoint is "
+            "X.safetensors + X.json)"
+        )
     _refuse_pickle_name(p)
     if p.suffix in (".safetensors", ".json"):
         p = p.with_suffix("")
@@ -169,26 +210,32 @@ def _shape_config(env_config: dict[str, Any]) -> dict[str, Any]:
 
 
 def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The JSON metadata of checkpoint ``path`` after the checks that need no torch (safety, hash, header copy)."""
+    """The JSON metadata of checkpoint ``path`` after the checks that need no torch: safety, sizes, the tensor layout
+    of the weights file, the type of every field, the architecture, the hash and the header copy."""
     weights_path, meta_path = checkpoint_paths(path)
     for p in (weights_path, meta_path):
         if not p.is_file():
             raise CheckpointError(f"checkpoint file {str(p)!r} is missing: a checkpoint is X.safetensors + X.json")
-    _refuse_pickle_content(weights_path)
-    try:
-        meta = json.loads(meta_path.read_text())
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise CheckpointError(f"{meta_path}: not valid JSON ({e})") from None
+    header = _safetensors_header(weights_path, MAX_WEIGHTS_BYTES)  # refuses pickles by content, checks the layout
+    size = meta_path.stat().st_size
+    if size > MAX_METADATA_BYTES:
+        raise CheckpointError(f"{meta_path}: {size} bytes of metadata; at most {MAX_METADATA_BYTES} are allowed")
+    meta = _parse_json(meta_path.read_bytes(), str(meta_path))
     if not isinstance(meta, dict):
         raise CheckpointError(f"{meta_path}: expected a JSON object, got {type(meta).__name__}")
     missing = [k for k in REQUIRED_KEYS if k not in meta]
     if missing:
         raise CheckpointError(f"{meta_path}: metadata lacks {missing}; expected keys {list(REQUIRED_KEYS)}")
-    if meta["format"] != FORMAT or meta["format_version"] != FORMAT_VERSION:
+    if meta["format"] != FORMAT or type(meta["format_version"]) is not int or meta["format_version"] != FORMAT_VERSION:
         raise CheckpointError(
             f"{meta_path}: format {meta['format']!r} version {meta['format_version']!r}; expected {FORMAT!r} "
             f"version {FORMAT_VERSION}"
         )
+    _check_field_types(meta, meta_path)
+    try:
+        check_architecture(meta["architecture"])
+    except ValueError as e:
+        raise CheckpointError(f"{meta_path}: {e}") from None
     # weights_file is informative only: a checkpoint may be renamed or copied (X.* -> Y.*); the hash ties the pair
     digest = sha256_file(weights_path)
     if digest != meta["weights_sha256"]:
@@ -196,11 +243,8 @@ def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
             f"{weights_path}: sha256 {digest} differs from {meta['weights_sha256']!r} recorded in {meta_path.name}: "
             "the weights were modified (or belong to another checkpoint)"
         )
-    header = _safetensors_header(weights_path)
-    try:
-        copy = json.loads(header.get("__metadata__", {}).get("rummy_env_checkpoint", ""))
-    except json.JSONDecodeError:
-        copy = None
+    text = header.get("__metadata__", {}).get("rummy_env_checkpoint")
+    copy = _parse_json(text.encode(), f"{weights_path} (header facts)") if isinstance(text, str) else None
     if not isinstance(copy, dict):
         raise CheckpointError(f"{weights_path}: its header lacks the rummy_env_checkpoint facts")
     for key in HEADER_KEYS:
@@ -220,11 +264,8 @@ def load_checkpoint(
     """Load checkpoint ``path`` after checking everything (see the module docstring); the network is in eval mode.
 
     ``expect_profile`` / ``expect_num_players``: refuse a checkpoint trained for another profile / table size.
+    Every failure is a ``CheckpointError``.
     """
-    from safetensors import safe_open
-
-    from .policy import build_policy, check_architecture, tensor_shapes
-
     weights_path, meta_path = checkpoint_paths(path)
     meta = read_metadata(path)
     if expect_profile is not None and meta["profile"] != expect_profile:
@@ -235,10 +276,16 @@ def load_checkpoint(
         raise CheckpointError(
             f"{meta_path}: trained for {meta['num_players']} players; expected {expect_num_players} players"
         )
+    env_config = meta.get("env_config") or {}
     try:  # also refuses an unknown profile or a player count the profile does not seat
-        facts = env_facts(meta["profile"], meta["num_players"], **_shape_config(meta.get("env_config") or {}))
-    except ValueError as e:
+        facts = env_facts(meta["profile"], meta["num_players"], **_shape_config(env_config))
+    except CheckpointError as e:
         raise CheckpointError(f"{meta_path}: {e}") from None
+    except Exception as e:  # noqa: BLE001 - untrusted env_config: whatever make() raises, it is a bad checkpoint
+        raise CheckpointError(
+            f"{meta_path}: profile {meta['profile']!r} with {meta['num_players']} players and env_config "
+            f"{env_config!r} does not make an env ({type(e).__name__}: {e})"
+        ) from None
     for key in ("env_version", "observation_size", "num_actions"):
         if meta[key] != facts[key]:
             raise CheckpointError(
@@ -246,17 +293,13 @@ def load_checkpoint(
                 f"{meta['num_players']} players has {key}={facts[key]!r}"
             )
     arch = meta["architecture"]
-    try:
-        check_architecture(arch)
-    except ValueError as e:
-        raise CheckpointError(f"{meta_path}: {e}") from None
     if (arch["obs_size"], arch["num_actions"]) != (meta["observation_size"], meta["num_actions"]):
         raise CheckpointError(
             f"{meta_path}: architecture takes {arch['obs_size']} observations / {arch['num_actions']} actions; "
             f"expected {meta['observation_size']} / {meta['num_actions']}"
         )
     want = tensor_shapes(arch)
-    header = _safetensors_header(weights_path)
+    header = _safetensors_header(weights_path, MAX_WEIGHTS_BYTES)
     have = {k: v for k, v in header.items() if k != "__metadata__"}
     if set(have) != set(want):
         raise CheckpointError(
@@ -265,15 +308,22 @@ def load_checkpoint(
         )
     for name, shape in want.items():
         info = have[name]
-        if tuple(info.get("shape", ())) != shape or info.get("dtype") != "F32":
+        if tuple(info["shape"]) != shape or info["dtype"] != "F32":
             raise CheckpointError(
-                f"{weights_path}: tensor {name} is {info.get('dtype')} {tuple(info.get('shape', ()))}; expected F32 "
-                f"{shape}"
+                f"{weights_path}: tensor {name} is {info['dtype']} {tuple(info['shape'])}; expected F32 {shape}"
             )
-    model = build_policy(arch)
-    with safe_open(str(weights_path), framework="pt") as f:
-        state = {k: f.get_tensor(k) for k in f.keys()}
-    model.load_state_dict(state, strict=True)
+    # only now, with every size known to match the file, is the network built and filled
+    from safetensors import safe_open
+
+    from .policy import build_policy
+
+    try:
+        model = build_policy(arch)
+        with safe_open(str(weights_path), framework="pt") as f:
+            state = {k: f.get_tensor(k) for k in f.keys()}
+        model.load_state_dict(state, strict=True)
+    except Exception as e:  # noqa: BLE001 - e.g. the file changed after the checks
+        raise CheckpointError(f"{weights_path}: the weights could not be read ({type(e).__name__}: {e})") from None
     model.eval()
     return Checkpoint(model=model, metadata=meta, path=weights_path.with_suffix(""))
 
@@ -286,13 +336,76 @@ def load_train_state(path: str | os.PathLike[str], meta: dict[str, Any]) -> dict
     name = meta.get("train_state_file")
     if not name:
         return {}
+    if not isinstance(name, str) or not isinstance(meta.get("train_state_sha256"), str):
+        raise CheckpointError(f"{weights_path}: train_state_file / train_state_sha256 must be strings")
     train_path = weights_path.with_name(Path(name).name)
     if not train_path.is_file():
         raise CheckpointError(f"{train_path} is missing (named by the checkpoint's train_state_file)")
-    _refuse_pickle_content(train_path)
+    _refuse_pickle_name(train_path)
+    _safetensors_header(train_path, 2 * MAX_WEIGHTS_BYTES)
     if sha256_file(train_path) != meta.get("train_state_sha256"):
         raise CheckpointError(f"{train_path}: sha256 differs from the one recorded in the checkpoint JSON")
-    return load_file(str(train_path))
+    try:
+        return load_file(str(train_path))
+    except Exception as e:  # noqa: BLE001
+        raise CheckpointError(f"{train_path}: could not be read ({type(e).__name__}: {e})") from None
+
+
+# architecture (no torch: checked before anything is built) ----------------------------------------------------
+def check_architecture(arch: Any) -> None:
+    """Raise ``ValueError`` saying what is wrong if ``arch`` is not a valid architecture dict within the limits."""
+    if not isinstance(arch, dict):
+        raise ValueError(f"architecture must be a dict, got {type(arch).__name__}")
+    if set(arch) != set(ARCH_KEYS):
+        raise ValueError(f"architecture keys {sorted(arch)}; expected exactly {sorted(ARCH_KEYS)}")
+    if arch["kind"] != ARCH_KIND:
+        raise ValueError(f"architecture kind {arch['kind']!r}; this version knows only {ARCH_KIND!r}")
+    for key in ("obs_size", "num_actions"):
+        if type(arch[key]) is not int or not 1 <= arch[key] <= MAX_IO_SIZE:
+            raise ValueError(f"architecture {key}={arch[key]!r}; expected an integer in 1..{MAX_IO_SIZE}")
+    for key in ("trunk", "policy_hidden", "value_hidden"):
+        sizes = arch[key]
+        if not isinstance(sizes, list) or not all(type(h) is int for h in sizes):
+            raise ValueError(f"architecture {key}={sizes!r}; expected a list of layer sizes")
+        if len(sizes) > MAX_LAYERS or any(not 1 <= h <= MAX_WIDTH for h in sizes):
+            raise ValueError(f"architecture {key}={sizes!r}; expected at most {MAX_LAYERS} sizes in 1..{MAX_WIDTH}")
+    if arch["activation"] not in ACTIVATION_NAMES:
+        raise ValueError(f"architecture activation {arch['activation']!r}; allowed: {list(ACTIVATION_NAMES)}")
+    n = parameter_count(arch)
+    if n > MAX_PARAMETERS:
+        raise ValueError(f"architecture has {n:,} parameters; at most {MAX_PARAMETERS:,} are allowed")
+
+
+def _shapes(arch: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    shapes: dict[str, tuple[int, ...]] = {}
+
+    def mlp(prefix: str, sizes: list[int]) -> None:
+        for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+            shapes[f"{prefix}.{2 * i}.weight"] = (b, a)
+            shapes[f"{prefix}.{2 * i}.bias"] = (b,)
+
+    trunk = [arch["obs_size"], *arch["trunk"]]
+    mlp("trunk", trunk)
+    pi = [trunk[-1], *arch["policy_hidden"]]
+    vf = [trunk[-1], *arch["value_hidden"]]
+    mlp("policy_mlp", pi)
+    mlp("value_mlp", vf)
+    shapes["policy_head.weight"] = (arch["num_actions"], pi[-1])
+    shapes["policy_head.bias"] = (arch["num_actions"],)
+    shapes["value_head.weight"] = (1, vf[-1])
+    shapes["value_head.bias"] = (1,)
+    return shapes
+
+
+def parameter_count(arch: dict[str, Any]) -> int:
+    """Number of parameters of a (structurally valid) architecture dict."""
+    return sum(math.prod(shape) for shape in _shapes(arch).values())
+
+
+def tensor_shapes(arch: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """The name and shape of every weight tensor of ``arch`` (what a checkpoint file must hold, exactly)."""
+    check_architecture(arch)
+    return _shapes(arch)
 
 
 # safety ---------------------------------------------------------------------------------------------------------
@@ -310,43 +423,151 @@ def _looks_like_pickle(head: bytes) -> bool:
     return head[:1] == b"\x80" or head[:2] == b"PK"
 
 
-def _refuse_pickle_content(p: Path) -> None:
-    """Refuse a file that is not a safetensors file, naming a pickle or zip archive as such (never unpickled)."""
-    _safetensors_header(p)
+class _JSONLimit(ValueError):
+    pass
 
 
-def _safetensors_header(p: Path) -> dict[str, Any]:
-    """The JSON header of a safetensors file, read and checked without loading any tensor."""
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_JSON_DIGITS:
+        raise _JSONLimit(f"an integer of {len(text)} digits (at most {MAX_JSON_DIGITS} are allowed)")
+    return int(text)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise _JSONLimit(f"the key {dup!r} appears twice in one object")
+    return out
+
+
+def _parse_json(data: bytes, what: str) -> Any:
+    """JSON from an untrusted file: bounded integers, no duplicate keys, bounded nesting; a ``CheckpointError``."""
+    try:
+        return json.loads(data, parse_int=_bounded_int, object_pairs_hook=_unique_keys)
+    except RecursionError:
+        raise CheckpointError(f"{what}: not valid JSON (nested too deeply)") from None
+    except _JSONLimit as e:
+        raise CheckpointError(f"{what}: not valid JSON ({e})") from None
+    except (UnicodeDecodeError, ValueError) as e:  # JSONDecodeError is a ValueError
+        raise CheckpointError(f"{what}: not valid JSON ({e})") from None
+
+
+def _is_int(x: Any, low: int = 0) -> bool:
+    return type(x) is int and x >= low
+
+
+def _check_field_types(meta: dict[str, Any], meta_path: Path) -> None:
+    """The type of every field the loader and its callers read; a ``CheckpointError`` naming the first bad one."""
+    checks: list[tuple[str, bool, str]] = [
+        ("profile", isinstance(meta["profile"], str), "a string"),
+        ("env_version", isinstance(meta["env_version"], str), "a string"),
+        ("num_players", _is_int(meta["num_players"], 1), "a positive integer"),
+        ("observation_size", _is_int(meta["observation_size"], 1), "a positive integer"),
+        ("num_actions", _is_int(meta["num_actions"], 1), "a positive integer"),
+        ("architecture", isinstance(meta["architecture"], dict), "an object"),
+        ("weights_file", isinstance(meta["weights_file"], str), "a string"),
+        (
+            "weights_sha256",
+            isinstance(meta["weights_sha256"], str) and re.fullmatch(r"[0-9a-f]{64}", meta["weights_sha256"]),
+            "64 lower-case hex digits",
+        ),
+        ("training_steps", _is_int(meta["training_steps"]), "a non-negative integer"),
+        ("config", isinstance(meta["config"], dict), "an object"),
+        ("evaluation", isinstance(meta["evaluation"], dict), "an object"),
+    ]
+    optional = {"env_config": dict, "training_state": dict, "warm_start": dict, "train_state_file": str,
+                "train_state_sha256": str}  # fmt: skip
+    for key, kind in optional.items():
+        if key in meta and meta[key] is not None:
+            checks.append((key, isinstance(meta[key], kind), "an object" if kind is dict else "a string"))
+    for key, ok, expected in checks:
+        if not ok:
+            shown = repr(meta[key])
+            shown = shown if len(shown) <= 80 else shown[:77] + "..."
+            raise CheckpointError(f"{meta_path}: {key}={shown}; expected {expected}")
+
+
+def _safetensors_header(p: Path, max_file_bytes: int) -> dict[str, Any]:
+    """The JSON header of a safetensors file, read and checked without loading any tensor: its length, every entry's
+    dtype, shape and data offsets, and that the tensors tile the data region of the file exactly (no overlap, no
+    gap, nothing past the end): what a tensor claims is what the file holds."""
     size = p.stat().st_size
     with open(p, "rb") as f:
         raw = f.read(9)
         n = int.from_bytes(raw[:8], "little") if len(raw) >= 8 else 0
-        if len(raw) < 9 or raw[8:9] != b"{" or n <= 1 or n > min(size - 8, 100 << 20):
+        if len(raw) < 9 or raw[8:9] != b"{" or n <= 1 or n > min(size - 8, MAX_HEADER_BYTES):
             if _looks_like_pickle(raw):
                 raise CheckpointError(
                     f"refusing {str(p)!r}: it is a pickle or zip archive (as torch.save writes), not safetensors; "
                     "pickles can run arbitrary code when loaded, so nothing was unpickled. Export the policy with "
                     "rummy_env.checkpoints.save_checkpoint"
                 )
+            if len(raw) >= 9 and raw[8:9] == b"{" and n > MAX_HEADER_BYTES:
+                raise CheckpointError(f"{p}: a safetensors header of {n} bytes; at most {MAX_HEADER_BYTES} allowed")
             raise CheckpointError(f"{p}: not a safetensors file (bad header)")
+        if size > max_file_bytes:
+            raise CheckpointError(f"{p}: {size} bytes; a checkpoint file may have at most {max_file_bytes}")
         f.seek(8)
-        try:
-            header = json.loads(f.read(n))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            raise CheckpointError(f"{p}: not a safetensors file (its header is not JSON)") from None
+        header = _parse_json(f.read(n), f"{p}: safetensors header")
     if not isinstance(header, dict):
         raise CheckpointError(f"{p}: not a safetensors file (its header is not a JSON object)")
+    _check_layout(p, header, size - 8 - n)
     return header
 
 
+def _check_layout(p: Path, header: dict[str, Any], data_bytes: int) -> None:
+    meta = header.get("__metadata__", {})
+    if not isinstance(meta, dict) or not all(isinstance(v, str) for v in meta.values()):
+        raise CheckpointError(f"{p}: safetensors __metadata__ must map strings to strings")
+    spans = []
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        if not isinstance(info, dict) or set(info) != {"dtype", "shape", "data_offsets"}:
+            raise CheckpointError(f"{p}: tensor {name!r}: expected exactly dtype, shape and data_offsets")
+        dtype, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
+        if dtype not in DTYPE_BYTES:
+            raise CheckpointError(f"{p}: tensor {name!r} has dtype {dtype!r}; known: {sorted(DTYPE_BYTES)}")
+        if not isinstance(shape, list) or len(shape) > 8 or not all(_is_int(d) for d in shape):
+            raise CheckpointError(f"{p}: tensor {name!r} has shape {shape!r}; expected up to 8 sizes >= 0")
+        if not isinstance(offsets, list) or len(offsets) != 2 or not all(_is_int(o) for o in offsets):
+            raise CheckpointError(f"{p}: tensor {name!r} has data_offsets {offsets!r}; expected [begin, end]")
+        begin, end = offsets
+        nbytes = math.prod(shape) * DTYPE_BYTES[dtype]
+        if end - begin != nbytes:
+            raise CheckpointError(
+                f"{p}: tensor {name!r} is {dtype} {tuple(shape)} ({nbytes} bytes) but its data_offsets "
+                f"[{begin}, {end}] span {end - begin} bytes"
+            )
+        spans.append((begin, end, name))
+    spans.sort()
+    at = 0
+    for begin, end, name in spans:
+        if begin != at:
+            what = "overlaps the previous tensor" if begin < at else f"leaves a gap of {begin - at} bytes"
+            raise CheckpointError(f"{p}: tensor {name!r} starts at data offset {begin}: it {what}")
+        at = end
+    if at != data_bytes:
+        raise CheckpointError(
+            f"{p}: the tensors' data_offsets end at {at} bytes but the file holds {data_bytes} bytes of data "
+            "(truncated or padded)"
+        )
+
+
 __all__ = [
+    "ARCH_KIND",
     "Checkpoint",
     "CheckpointError",
+    "check_architecture",
     "checkpoint_paths",
     "env_facts",
     "load_checkpoint",
     "load_train_state",
+    "parameter_count",
     "read_metadata",
     "save_checkpoint",
     "sha256_file",
+    "tensor_shapes",
 ]

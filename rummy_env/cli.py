@@ -1,18 +1,85 @@
-"""The ``rummy`` command line: ``rummy run`` (random-play sessions), ``rummy bench`` (throughput), ``rummy fuzz``."""
+"""The ``rummy`` command line: ``rummy run`` (random-play sessions), ``rummy bench`` (throughput), ``rummy fuzz``.
+
+A usage error (an unknown profile, a count or duration out of range, an output path that cannot be written) is one
+line on stderr naming the flag and the allowed values, exit code 2, before any work is done. The argument types
+below (``count``, ``positive_seconds``) and ``output_problem`` are shared with ``rummy_env.bots_eval`` and the
+training scripts.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import random
 import sys
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .engine import new_state
 from .profiles import PROFILES
 
 ENGINE_PROFILES = ("contract",)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """``argparse.ArgumentParser`` whose usage errors are one line (``PROG: error: ...``), exit code 2."""
+
+    def error(self, message: str) -> Any:
+        """Print ``message`` on one line and exit with code 2."""
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
+
+
+def count(low: int = 1) -> Callable[[str], int]:
+    """An argparse type: an integer >= ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text!r}")
+        return value
+
+    parse.__name__ = f"integer >= {low}"
+    return parse
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
+
+
+def output_problem(path: str | os.PathLike[str], folder: bool = True) -> str | None:
+    """Why ``path`` cannot be written -- as a folder, or as a file when ``folder`` is false -- or None.
+
+    Nothing is created: an existing ``path`` must be of the right kind, and the nearest existing ancestor must be
+    a folder we may write in."""
+    p = Path(path)
+    if not str(path):
+        return "is empty"
+    if folder and p.exists() and not p.is_dir():
+        return "exists and is not a folder"
+    if not folder and p.is_dir():
+        return "is a folder; expected a file name"
+    parent = p if folder else p.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"cannot be created: {str(parent)!r} is not a folder"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"cannot be created: no permission to write in {str(parent)!r}"
+    return None
 
 
 def _finished_profiles() -> list[str]:
@@ -79,6 +146,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     profiles = args.profile or _finished_profiles()
     for profile in profiles:
         res = play_random_sessions(profile, args.sessions, args.seed)
+        if args.json:  # JSON only: one object per profile and line
+            print(json.dumps(res))
+            continue
         n = len(res["wins_per_seat"])
         print(f"== {profile}: {res['sessions']} sessions of random legal play (seed {res['seed']}) ==")
         what = "balance" if res["score_kind"] == "payment" else "penalty"
@@ -92,13 +162,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"rounds {res['rounds']}, turn-cap rounds {res['turn_cap_rounds']}, decisions {res['decisions']}, "
             f"{res['decisions_per_second']:,.0f} decisions/s, {res['sessions_per_second']:.2f} sessions/s"
         )
-        if args.json:
-            print(json.dumps(res))
     return 0
 
 
 def bench_engine(profile: str, seconds: float, seed: int = 0) -> dict[str, Any]:
     """Random legal play on the bare engine: decisions/s, sessions/s, time share of legal-action generation."""
+    if not 0 < seconds < math.inf:
+        raise ValueError(f"seconds={seconds!r}: expected a finite number of seconds > 0")
     decisions = sessions = 0
     t_legal = 0.0
     start = time.perf_counter()
@@ -151,24 +221,27 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``rummy`` console script."""
-    parser = argparse.ArgumentParser(prog="rummy", description="rummy_env command line")
+    parser = ArgumentParser(prog="rummy", description="rummy_env command line")
     sub = parser.add_subparsers(dest="cmd", required=True)
+    profiles = list(PROFILES)
     p = sub.add_parser("run", help="play seeded sessions with random legal moves and print the standings")
-    p.add_argument("--profile", nargs="*", help="profiles to play (default: every finished profile)")
-    p.add_argument("--sessions", type=int, default=20, help="sessions per profile (default 20)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the first session (default 0)")
-    p.add_argument("--json", action="store_true", help="also print the results as JSON")
+    p.add_argument("--profile", nargs="*", choices=profiles, help="profiles to play (default: every finished profile)")
+    p.add_argument("--sessions", type=count(1), default=20, help="sessions per profile (default 20)")
+    p.add_argument("--seed", type=count(0), default=0, help="seed of the first session (default 0)")
+    p.add_argument("--json", action="store_true", help="print only the results as JSON, one object per profile")
     p.set_defaults(func=_cmd_run)
     p = sub.add_parser("bench", help="measure throughput of the engines and environments")
-    p.add_argument("--profile", nargs="*", help="profiles (default: every finished profile)")
-    p.add_argument("--seconds", type=float, default=10.0, help="wall-clock budget per measurement (default 10)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--profile", nargs="*", choices=profiles, help="profiles (default: every finished profile)")
+    p.add_argument(
+        "--seconds", type=positive_seconds, default=10.0, help="wall-clock budget per measurement, > 0 (default 10)"
+    )
+    p.add_argument("--seed", type=count(0), default=0)
     p.add_argument("--engine-only", action="store_true", help="skip the PettingZoo environment measurement")
     p.set_defaults(func=_cmd_bench)
     p = sub.add_parser("fuzz", help="random self-play with invariant checks after every action")
-    p.add_argument("--profile", default="contract")
-    p.add_argument("--decisions", type=int, default=500_000)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--profile", default="contract", choices=profiles)
+    p.add_argument("--decisions", type=count(0), default=500_000)
+    p.add_argument("--seed", type=count(0), default=0)
     p.set_defaults(func=_cmd_fuzz)
     from .play import add_play_command
     from .tournament import add_tournament_command
@@ -176,8 +249,11 @@ def main(argv: list[str] | None = None) -> int:
     add_tournament_command(sub)
     add_play_command(sub)
     args = parser.parse_args(argv)
-    if getattr(args, "sessions", 1) is not None and getattr(args, "sessions", 1) < 1:
-        parser.error("--sessions must be >= 1")
+    # counts of the sub-commands defined in other modules (tournament, play), checked here the same way
+    for flag, low in (("sessions", 1), ("seed", 0), ("workers", 1)):
+        value = getattr(args, flag, None)
+        if isinstance(value, int) and value < low:
+            parser.error(f"argument --{flag}: expected an integer >= {low}, got {value}")
     try:
         return int(args.func(args))
     except ValueError as exc:

@@ -1045,6 +1045,10 @@ def fuzz(
     """
     if policy not in ("mixed", *POLICIES):
         raise ValueError(f"policy={policy!r}: expected 'mixed', 'uniform' or 'biased'")
+    from .profiles import PROFILES
+
+    if profile not in PROFILES:
+        raise ValueError(f"profile={profile!r}: expected one of {list(PROFILES)}")
     if decisions < 0:
         raise ValueError(f"decisions={decisions!r}: expected a non-negative number")
     cfg = {

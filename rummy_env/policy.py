@@ -29,9 +29,11 @@ import numpy as np
 import torch
 from torch import nn
 
-ARCH_KIND = "masked_mlp"
-ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
-ARCH_KEYS = ("kind", "obs_size", "num_actions", "trunk", "policy_hidden", "value_hidden", "activation")
+# the architecture checks and size limits live in rummy_env.checkpoints, without torch, so that a checkpoint's
+# architecture is checked before torch is imported or anything is allocated; re-exported here
+from .checkpoints import ARCH_KEYS, ARCH_KIND, check_architecture, tensor_shapes  # noqa: F401
+
+ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}  # keys: rummy_env.checkpoints.ACTIVATION_NAMES
 
 
 def architecture(
@@ -56,55 +58,11 @@ def architecture(
     return arch
 
 
-def check_architecture(arch: Any) -> None:
-    """Raise ``ValueError`` saying what is wrong if ``arch`` is not a valid architecture dict."""
-    if not isinstance(arch, dict):
-        raise ValueError(f"architecture must be a dict, got {type(arch).__name__}")
-    if set(arch) != set(ARCH_KEYS):
-        raise ValueError(f"architecture keys {sorted(arch)}; expected exactly {sorted(ARCH_KEYS)}")
-    if arch["kind"] != ARCH_KIND:
-        raise ValueError(f"architecture kind {arch['kind']!r}; this version knows only {ARCH_KIND!r}")
-    for key in ("obs_size", "num_actions"):
-        if not isinstance(arch[key], int) or isinstance(arch[key], bool) or arch[key] < 1:
-            raise ValueError(f"architecture {key}={arch[key]!r}; expected a positive integer")
-    for key in ("trunk", "policy_hidden", "value_hidden"):
-        sizes = arch[key]
-        if not isinstance(sizes, list) or not all(isinstance(h, int) and not isinstance(h, bool) for h in sizes):
-            raise ValueError(f"architecture {key}={sizes!r}; expected a list of layer sizes")
-        if any(h < 1 or h > 65536 for h in sizes) or len(sizes) > 16:
-            raise ValueError(f"architecture {key}={sizes!r}; expected at most 16 sizes in 1..65536")
-    if arch["activation"] not in ACTIVATIONS:
-        raise ValueError(f"architecture activation {arch['activation']!r}; allowed: {sorted(ACTIVATIONS)}")
-
-
 def _mlp(sizes: list[int], activation: str) -> nn.Sequential:
     layers: list[nn.Module] = []
     for a, b in zip(sizes[:-1], sizes[1:]):
         layers += [nn.Linear(a, b), ACTIVATIONS[activation]()]
     return nn.Sequential(*layers)
-
-
-def tensor_shapes(arch: dict[str, Any]) -> dict[str, tuple[int, ...]]:
-    """The name and shape of every weight tensor of ``arch`` (what a checkpoint file must hold, exactly)."""
-    check_architecture(arch)
-    shapes: dict[str, tuple[int, ...]] = {}
-
-    def mlp(prefix: str, sizes: list[int]) -> None:
-        for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
-            shapes[f"{prefix}.{2 * i}.weight"] = (b, a)
-            shapes[f"{prefix}.{2 * i}.bias"] = (b,)
-
-    trunk = [arch["obs_size"], *arch["trunk"]]
-    mlp("trunk", trunk)
-    pi = [trunk[-1], *arch["policy_hidden"]]
-    vf = [trunk[-1], *arch["value_hidden"]]
-    mlp("policy_mlp", pi)
-    mlp("value_mlp", vf)
-    shapes["policy_head.weight"] = (arch["num_actions"], pi[-1])
-    shapes["policy_head.bias"] = (arch["num_actions"],)
-    shapes["value_head.weight"] = (1, vf[-1])
-    shapes["value_head.bias"] = (1,)
-    return shapes
 
 
 def legal_index(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -853,6 +853,12 @@ def env_config_from_args(profile: str, rounds: Sequence[int] | None, deals: int 
 
 def _cmd_tournament(args: Any) -> int:
     env_config = env_config_from_args(args.profile, args.rounds, args.deals)
+    if args.out is not None:  # before playing: a tournament's results must not be lost to an unwritable --out
+        from .cli import output_problem
+
+        problem = output_problem(args.out, folder=True)
+        if problem:
+            raise ValueError(f"--out {args.out!r} {problem}; expected a folder that exists or can be created")
     try:
         results = tournament(
             args.profile,

@@ -268,3 +268,199 @@ def test_a_renamed_copy_loads(ckpt: Path, tmp_path: Path) -> None:
     for suffix in (".safetensors", ".json"):
         shutil.copy(ckpt.with_suffix(suffix), tmp_path / f"renamed{suffix}")
     assert load_checkpoint(tmp_path / "renamed").metadata["weights_file"] == "pol.safetensors"
+
+
+# ---- untrusted files: sizes checked before anything is allocated, every failure a CheckpointError (issue 13) ------
+def test_shipped_checkpoints_load_and_play() -> None:
+    from rummy_env.bots.checkpoint_bot import CheckpointBot
+
+    for name in ("contract", "contract_gamerules", "continental"):
+        ckpt = load_checkpoint(Path(__file__).resolve().parent.parent / "checkpoints" / name)
+        assert ckpt.profile == name and ckpt.metadata["training_steps"] > 0
+        env = rummy_env.make(name, **ckpt.metadata.get("env_config", {}))
+        env.reset(seed=0)
+        agent = env.agent_selection
+        assert env.observe(agent)["action_mask"][CheckpointBot(ckpt.path).act(env, agent)] == 1
+
+
+def _write_safetensors(path: Path, tensors: dict, data: bytes, facts: dict | None) -> None:
+    """A safetensors file written by hand: ``tensors`` maps names to (dtype, shape, [begin, end])."""
+    header: dict = {k: {"dtype": d, "shape": list(s), "data_offsets": list(o)} for k, (d, s, o) in tensors.items()}
+    if facts is not None:
+        header["__metadata__"] = {"rummy_env_checkpoint": json.dumps(facts, sort_keys=True)}
+    raw = json.dumps(header).encode()
+    path.write_bytes(len(raw).to_bytes(8, "little") + raw + data)
+
+
+def _forge(ckpt: Path, arch: dict, tensors: dict, data: bytes) -> None:
+    """Rewrite the weights with a hand-made header for ``arch``, and the JSON's architecture and hash to match it:
+    what a careful forger does (the hash and the header copy agree with the file)."""
+    meta = json.loads(ckpt.with_suffix(".json").read_text())
+    meta["architecture"] = arch
+    facts = {k: meta[k] for k in ("profile", "env_version", "num_players", "observation_size", "num_actions")}
+    facts["architecture"] = arch
+    w = ckpt.with_suffix(".safetensors")
+    _write_safetensors(w, tensors, data, facts)
+    meta["weights_sha256"] = sha256_file(w)
+    ckpt.with_suffix(".json").write_text(json.dumps(meta))
+
+
+def _big_arch() -> dict:
+    from rummy_env.policy import tensor_shapes
+
+    arch = dict(_net().arch, trunk=[4096, 4096])
+    assert sum(int(np.prod(s)) for s in tensor_shapes(arch).values()) > 30_000_000  # ~147 MB of float32 if it were built
+    return arch
+
+
+def _all_at_same_four_bytes(arch: dict) -> dict:
+    from rummy_env.policy import tensor_shapes
+
+    return {name: ("F32", shape, (0, 4)) for name, shape in tensor_shapes(arch).items()}
+
+
+def test_crafted_header_pointing_every_tensor_at_four_bytes_is_refused_before_allocating(
+    ckpt: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 13: a ~1 KB file whose header declares a large architecture (names and shapes consistent) but points
+    every tensor at the same 4 bytes, hash and header facts rewritten: refused from the header alone."""
+    import time
+    import tracemalloc
+
+    import rummy_env.policy
+
+    arch = _big_arch()
+    _forge(ckpt, arch, _all_at_same_four_bytes(arch), b"\0\0\0\0")
+    assert ckpt.with_suffix(".safetensors").stat().st_size < 2500
+
+    def built(*args, **kwargs):
+        raise AssertionError("the network was built for a file that cannot hold its weights")
+
+    monkeypatch.setattr(rummy_env.policy, "build_policy", built)
+    tracemalloc.start()
+    t = time.perf_counter()
+    with pytest.raises(CheckpointError, match=r"is F32 \(\d+, \d+\) \(\d+ bytes\) but its data_offsets \[0, 4\] span 4 bytes"):
+        load_checkpoint(ckpt)
+    elapsed = time.perf_counter() - t
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert elapsed < 2.0 and peak < 5 << 20, (elapsed, peak)
+
+
+def test_crafted_header_costs_no_memory_in_a_fresh_process(ckpt: Path) -> None:
+    """The same forged file in a fresh process: the peak resident memory does not grow while it is refused."""
+    arch = _big_arch()
+    _forge(ckpt, arch, _all_at_same_four_bytes(arch), b"\0\0\0\0")
+    code = (
+        "import resource, sys, time, rummy_env.policy\n"
+        "from rummy_env.checkpoints import CheckpointError, load_checkpoint\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "t = time.perf_counter()\n"
+        "try:\n    load_checkpoint(sys.argv[1])\nexcept CheckpointError as e:\n    print('refused', e)\n"
+        "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024, time.perf_counter() - t)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(ckpt)], capture_output=True, text=True, timeout=120)
+    assert out.stdout.startswith("refused"), out.stdout + out.stderr
+    grown_mb, seconds = out.stdout.split()[-2:]
+    assert int(grown_mb) < 32 and float(seconds) < 2.0, out.stdout
+
+
+def test_refuses_an_architecture_over_the_size_limits(ckpt: Path) -> None:
+    """The issue's 16 layers of 65,536 (hundreds of GiB) and a layer set over the parameter bound: refused from the
+    metadata, whatever the file holds."""
+    for arch, message in [
+        (dict(_net().arch, trunk=[65536] * 16), r"trunk=\[65536, .*at most 8 sizes in 1..4096"),
+        (dict(_net().arch, trunk=[4096] * 4), r"has [0-9,]+ parameters; at most 50,000,000 are allowed"),
+    ]:
+        _forge(ckpt, arch, {}, b"")
+        with pytest.raises(CheckpointError, match=message):
+            load_checkpoint(ckpt)
+
+
+def _layout_of(w: Path) -> tuple[dict, bytes]:
+    raw = w.read_bytes()
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8 : 8 + n])
+    facts = json.loads(header.pop("__metadata__")["rummy_env_checkpoint"])
+    tensors = {k: (v["dtype"], v["shape"], v["data_offsets"]) for k, v in header.items()}
+    return {"tensors": tensors, "facts": facts}, raw[8 + n :]
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        ("truncate", r"end at \d+ bytes but the file holds \d+ bytes of data \(truncated or padded\)"),
+        ("overlap", r"starts at data offset \d+: it overlaps the previous tensor"),
+        ("past_end", r"span \d+ bytes"),
+        ("dtype", r"has dtype 'F99'"),
+        ("offsets", r"has data_offsets \[-4, 0\]"),
+    ],
+)
+def test_refuses_bad_offsets_and_truncated_weights(ckpt: Path, damage: str, message: str) -> None:
+    """Truncated weights and bad offsets (hash rewritten to match): a CheckpointError, not a SafetensorError."""
+    w = ckpt.with_suffix(".safetensors")
+    layout, data = _layout_of(w)
+    tensors = layout["tensors"]
+    first = min(tensors, key=lambda k: tensors[k][2][0])
+    second = sorted(tensors, key=lambda k: tensors[k][2][0])[1]
+    if damage == "truncate":
+        data = data[:-100]
+    elif damage == "overlap":
+        d, s, (b, e) = tensors[second]
+        tensors[second] = (d, s, (b - 4, e - 4))
+    elif damage == "past_end":
+        d, s, (b, e) = tensors[first]
+        tensors[first] = (d, s, (b, e + 10**9))
+    elif damage == "dtype":
+        tensors[first] = ("F99", *tensors[first][1:])
+    else:
+        tensors[first] = (tensors[first][0], tensors[first][1], (-4, 0))
+    _write_safetensors(w, tensors, data, layout["facts"])
+    _edit_json(ckpt, weights_sha256=sha256_file(w))
+    with pytest.raises(CheckpointError, match=message):
+        load_checkpoint(ckpt)
+
+
+def test_every_malformed_metadata_is_a_checkpoint_error(ckpt: Path) -> None:
+    p = ckpt.with_suffix(".json")
+    good = p.read_text()
+    meta = json.loads(good)
+    cases = [
+        (good.replace('"training_steps": 123', '"training_steps": 1' + "0" * 5000), "an integer of 5001 digits"),
+        (good.replace('"config": {', '"config": ' + "[" * 100_000 + "]" * 100_000 + ', "x": {'), "nested too deep"),
+        (json.dumps(dict(meta, env_config="str")), r"env_config='str'; expected an object"),
+        (json.dumps(dict(meta, env_config={"rounds": "x"})), "does not make an env"),
+        (json.dumps(dict(meta, env_config={"no_such_argument": 1})), "does not make an env"),
+        (json.dumps(dict(meta, training_steps=-1)), "training_steps=-1; expected a non-negative integer"),
+        (json.dumps(dict(meta, config=[])), r"config=\[\]; expected an object"),
+        (json.dumps(dict(meta, format_version=True)), "version True; expected 'rummy_env.checkpoint' version 1"),
+        (good.replace('"profile": "contract",', '"profile": "contract", "profile": "contract",', 1), "appears twice"),
+        ("x" * (2 << 20), "metadata; at most 1048576 are allowed"),
+    ]
+    for text, message in cases:
+        p.write_text(text)
+        with pytest.raises(CheckpointError, match=message):
+            load_checkpoint(ckpt)
+    p.write_text(good)
+    assert load_checkpoint(ckpt).metadata["training_steps"] == 123
+
+
+@pytest.mark.parametrize("path", ["", ".", 5])
+def test_refuses_a_path_that_names_no_file(path) -> None:
+    with pytest.raises(CheckpointError, match="names no file|must be a string or path"):
+        load_checkpoint(path)
+
+
+def test_refuses_a_train_state_that_does_not_tile_its_file(tmp_path: Path) -> None:
+    import torch
+
+    from rummy_env.checkpoints import load_train_state
+
+    save_checkpoint(tmp_path / "t", _net(), {"profile": "contract", "num_players": 4}, {"s": torch.zeros(8)})
+    meta = read_metadata(tmp_path / "t")
+    assert load_train_state(tmp_path / "t", meta)["s"].shape == (8,)
+    train = tmp_path / meta["train_state_file"]
+    train.write_bytes(train.read_bytes()[:-4])
+    meta["train_state_sha256"] = sha256_file(train)
+    with pytest.raises(CheckpointError, match="truncated or padded"):
+        load_train_state(tmp_path / "t", meta)

@@ -73,6 +73,23 @@ def test_ppo_script_smoke(tmp_path: Path, args: str) -> None:
     assert (run / "progress.jsonl").read_text().count("\n") == 2 and (run / "eval.jsonl").exists()
 
 
+def test_warm_start_only_run_with_a_worker_ends_cleanly(tmp_path: Path) -> None:
+    """Issue 16: ``total_steps: 0`` with ``num_workers >= 1`` (behaviour cloning only) ended with a BrokenPipeError
+    traceback from the rollout worker; it must end cleanly, with the warm-started checkpoint written."""
+    save = tmp_path / "bc"
+    args = (
+        "--total-steps 0 --bc-decisions 300 --num-workers 1 --num-envs 2 --steps-per-update 256 --trunk [16] "
+        "--eval-every 0 --final-eval-sessions 0 --progress-bar false --set 'env_config={rounds: [1]}'"
+    )
+    cmd = [sys.executable, str(TRAINING / "ppo.py"), *shlex.split(args)]
+    cmd += ["--runs-dir", str(tmp_path / "runs"), "--save-path", str(save)]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "Traceback" not in out.stderr and "Error" not in out.stderr, out.stderr[-3000:]
+    meta = json.loads(save.with_suffix(".json").read_text())
+    assert meta["training_steps"] == 0 and meta["warm_start"]["decisions"] >= 300
+
+
 def test_sb3_script_smoke(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
     save = tmp_path / "sb3"

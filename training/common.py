@@ -13,6 +13,7 @@ import math
 import multiprocessing
 import os
 import platform
+import re
 import sys
 import time
 from pathlib import Path
@@ -27,6 +28,8 @@ if str(ROOT) not in sys.path:  # run as `python training/ppo.py` from a fresh cl
 
 import rummy_env  # noqa: E402
 from rummy_env import bots as bot_registry  # noqa: E402
+from rummy_env.checkpoints import ACTIVATION_NAMES, MAX_LAYERS, MAX_WIDTH  # noqa: E402
+from rummy_env.cli import output_problem  # noqa: E402
 
 # ----------------------------------------------------------------------------------------------------------------
 # Config: dataclass <- YAML file <- --set key=value / --key value
@@ -53,91 +56,438 @@ def field_docs(cls: type) -> dict[str, str]:
     return docs
 
 
-def _coerce(name: str, value: Any, default: Any) -> Any:
-    """``value`` (from YAML or the command line) as the type of the field's default."""
-    if value is None or default is None:
+class ConfigError(ValueError):
+    """A training config that cannot run: a value of the wrong type or outside its field's range (``FIELD_RANGES``),
+    fields that contradict each other, or an unreadable config file. The scripts print it on one line, exit code 2."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    """The allowed values of one config field: its kind and range (bounds included unless ``low_open``)."""
+
+    kind: str
+    """int, float, bool, str, list or dict"""
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    """the lower bound itself is not allowed: (low, high]"""
+    optional: bool = False
+    """null is allowed too"""
+    choices: tuple = ()
+    """the only allowed values (str) or keys (dict)"""
+    item: Spec | None = None
+    """the spec of each list item or mapping value"""
+    max_len: int | None = None
+    min_len: int = 0
+    nonempty: bool = False
+    """a string that may not be empty"""
+    note: str = ""
+    """the allowed values in words, when the kind and range do not say it all (checked by ``validate_config``)"""
+
+    def describe(self) -> str:
+        """The allowed values in words, e.g. ``an integer >= 1``, ``a number in (0, 1]``."""
+        if self.note:
+            return self.note + (" or null" if self.optional else "")
+        if self.kind in ("int", "float"):
+            noun = "an integer" if self.kind == "int" else "a number"
+            fmt = "{:d}" if self.kind == "int" else "{:g}"
+            lo = "" if self.low is None else fmt.format(self.low)
+            hi = "" if self.high is None else fmt.format(self.high)
+            if self.low is not None and self.high is not None:
+                if self.kind == "int":
+                    text = f"{noun} in {lo}..{hi}"
+                else:
+                    text = f"{noun} in {'(' if self.low_open else '['}{lo}, {hi}]"
+            elif self.low is not None:
+                text = f"{noun} {'>' if self.low_open else '>='} {lo}"
+            else:
+                text = noun
+        elif self.kind == "bool":
+            text = "true or false"
+        elif self.kind == "str":
+            if self.choices:
+                text = "one of " + ", ".join(repr(c) for c in self.choices)
+            else:
+                text = "a non-empty string" if self.nonempty else "a string"
+        elif self.kind == "list":
+            size = f"at most {self.max_len} " if self.max_len is not None else ""
+            size = f"{self.min_len} or more " if self.min_len and not size else size
+            item = self.item.describe() if self.item else "values"
+            text = f"a list of {size}items, each {item}"
+        else:
+            keys = f" with keys from {', '.join(self.choices)}" if self.choices else ""
+            value = f" and values each {self.item.describe()}" if self.item else ""
+            text = f"a mapping{keys}{value}"
+        return text + (" or null" if self.optional else "")
+
+    def check(self, name: str, value: Any) -> Any:
+        """``value`` converted to the field's kind (``1e6`` -> 1000000 for an integer, 3 -> 3.0 for a number, 2 -> "2"
+        for a string); a ``ConfigError`` naming the field and its range if it is not allowed."""
+        if value is None:
+            if self.optional:
+                return None
+            raise ConfigError(f"{name}=null: expected {self.describe()}")
+        v = self._convert(value)
+        if v is _BAD:
+            raise ConfigError(f"{name}={_show(value)}: expected {self.describe()}")
+        if self.kind == "list":
+            if (self.max_len is not None and len(v) > self.max_len) or len(v) < self.min_len:
+                raise ConfigError(f"{name}={_show(value)}: expected {self.describe()}")
+            if self.item is not None:
+                v = [self.item.check(f"{name}[{i}]", x) for i, x in enumerate(v)]
+        if self.kind == "dict":
+            if not all(isinstance(k, str) for k in v) or (self.choices and set(v) - set(self.choices)):
+                raise ConfigError(f"{name}={_show(value)}: expected {self.describe()}")
+            if self.item is not None:
+                v = {k: self.item.check(f"{name}.{k}", x) for k, x in v.items()}
+        return v
+
+    def _convert(self, value: Any) -> Any:
+        kind = self.kind
+        if kind == "bool":
+            return value if isinstance(value, bool) else _BAD
+        if isinstance(value, bool) and kind != "str":
+            return _BAD
+        if kind == "int":
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            if not isinstance(value, int):
+                return _BAD
+        elif kind == "float":
+            if not isinstance(value, int | float) or not math.isfinite(value):
+                return _BAD
+            value = float(value)
+        elif kind == "str":
+            if isinstance(value, int) and not isinstance(value, bool):
+                value = str(value)
+            if not isinstance(value, str) or (self.nonempty and not value) or (self.choices and value not in self.choices):
+                return _BAD
+            return value
+        elif kind == "list":
+            return list(value) if isinstance(value, list | tuple) else _BAD
+        elif kind == "dict":
+            return dict(value) if isinstance(value, dict) else _BAD
+        if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
+            return _BAD
+        if self.high is not None and value > self.high:
+            return _BAD
         return value
-    if isinstance(default, bool):
-        if not isinstance(value, bool):
-            raise ValueError(f"{name}={value!r}: expected true or false")
-        return value
-    if isinstance(default, int) and not isinstance(default, bool):
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise ValueError(f"{name}={value!r}: expected an integer")
-        return value
-    if isinstance(default, float):
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ValueError(f"{name}={value!r}: expected a number")
-        return float(value)
-    if isinstance(default, str) and not isinstance(value, str):
-        raise ValueError(f"{name}={value!r}: expected a string")
-    if isinstance(default, list | tuple) and not isinstance(value, list | tuple):
-        raise ValueError(f"{name}={value!r}: expected a list")
-    if isinstance(default, dict) and not isinstance(value, dict):
-        raise ValueError(f"{name}={value!r}: expected a mapping")
-    return value
+
+
+_BAD = object()
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _int(low: int | None = None, high: int | None = None, optional: bool = False) -> Spec:
+    return Spec("int", low, high, optional=optional)
+
+
+def _num(low: float | None = None, high: float | None = None, low_open: bool = False) -> Spec:
+    return Spec("float", low, high, low_open=low_open)
+
+
+_BOOL = Spec("bool")
+_STR = Spec("str")
+_NAME = Spec("str", nonempty=True)
+_LAYERS = Spec("list", item=_int(1, MAX_WIDTH), max_len=MAX_LAYERS)
+MAX_PROCESSES = 256
+
+#: every field of every training script's Config: its kind and allowed range (documented in configs/README.md; a
+#: field with the same name means the same thing in every script). Cross-field checks: ``validate_config``.
+FIELD_RANGES: dict[str, Spec] = {
+    # the game
+    "profile": Spec("str", choices=tuple(sorted(rummy_env.ENVS))),
+    "num_players": Spec("int", 2, 16, optional=True, note="an integer in 2..16 that the profile seats"),
+    "env_config": Spec("dict", note="a mapping of rummy_env.make arguments that the profile accepts"),
+    "opponents": Spec("list", item=_NAME, min_len=1, note="a list of 1 or more bot ids that can play the profile"),
+    "learner_seat": Spec("str", nonempty=True, note="'random' or a seat number in 0..players-1"),
+    # the run
+    "seed": _int(0, 2**32 - 1),
+    "total_steps": _int(0),
+    "total_timesteps": _int(1),
+    "iterations": _int(1),
+    "epochs": _int(1),
+    "epoch_steps": _int(1),
+    "max_minutes": _num(0),
+    "num_envs": _int(1, 4096),
+    "n_envs": _int(1, 4096),
+    "steps_per_update": _int(1),
+    "n_steps": _int(1),
+    "collect_steps": _int(1),
+    "train_batch_size": _int(1),
+    "num_workers": _int(0, MAX_PROCESSES),
+    "num_env_runners": _int(0, MAX_PROCESSES),
+    "num_envs_per_env_runner": _int(1, 4096),
+    "num_learners": _int(0, MAX_PROCESSES),
+    "num_cpus": _int(1, 4096, optional=True),
+    "address": _STR,
+    "ship_package": _BOOL,
+    "torch_threads": _int(1, MAX_PROCESSES),
+    # the network
+    "trunk": _LAYERS,
+    "net_arch": _LAYERS,
+    "hidden": _LAYERS,
+    "activation": Spec("str", choices=ACTIVATION_NAMES),
+    "vf_share_layers": _BOOL,
+    # the algorithm
+    "learning_rate": _num(0, 1, low_open=True),
+    "anneal_lr": _BOOL,
+    "gamma": _num(0, 1),
+    "gae_lambda": _num(0, 1),
+    "num_minibatches": _int(1),
+    "minibatch_size": _int(1),
+    "batch_size": _int(2),
+    "update_epochs": _int(1),
+    "n_epochs": _int(1),
+    "num_epochs": _int(1),
+    "norm_adv": _BOOL,
+    "clip_coef": _num(0, low_open=True),
+    "clip_range": _num(0, low_open=True),
+    "clip_param": _num(0, low_open=True),
+    "clip_vloss": _BOOL,
+    "ent_coef": _num(0),
+    "entropy_coeff": _num(0),
+    "vf_coef": _num(0),
+    "vf_loss_coeff": _num(0),
+    "max_grad_norm": _num(0, low_open=True),
+    "target_kl": _num(0),
+    "updates_per_step": _num(0, low_open=True),
+    "buffer_size": _int(1),
+    "n_step": _int(1),
+    "target_update_freq": _int(0),
+    "eps_start": _num(0, 1),
+    "eps_end": _num(0, 1),
+    "eps_decay_steps": _int(0),
+    # self-play pool
+    "pool_weights": Spec("dict", choices=("current", "past", "heuristic", "random"), item=_num(0)),
+    "snapshot_every": _int(0),
+    "pool_size": _int(1),
+    "max_opponents": _int(1),
+    "self_play_share": _num(0, 1),
+    "pool_checkpoints": Spec("list", item=_NAME, note="a list of checkpoint paths (each checked up front)"),
+    # warm start
+    "bc_decisions": _int(0),
+    "bc_teacher": Spec("str", nonempty=True, note="a bot id that can play the profile"),
+    "bc_epochs": _int(1),
+    # evaluation, logging, checkpoints
+    "eval_every": _int(0),
+    "eval_sessions": _int(1),
+    "eval_opponents": Spec("list", item=_NAME, note="a list of bot ids (one that cannot play the profile is skipped)"),
+    "final_eval_sessions": _int(0),
+    "eval_workers": _int(1, MAX_PROCESSES),
+    "save_every": _int(0),
+    "runs_dir": Spec("str", nonempty=True, note="a folder that exists or can be created"),
+    "save_path": Spec("str", note="empty, or a checkpoint name whose folder exists or can be created"),
+    "resume": Spec("str", note="empty, or a checkpoint path (checked up front)"),
+    "save_sb3_zip": _BOOL,
+    "rllib_checkpoint": _BOOL,
+    "tensorboard": _BOOL,
+    "progress_bar": _BOOL,
+    "progress": _BOOL,
+    "config_file": Spec("str", optional=True),
+}
+
+
+TRAINING_SCRIPTS = ("ppo", "sb3_maskable_ppo", "rllib_ppo", "tianshou_dqn")
+
+
+def ranges_markdown() -> str:
+    """The table of ``FIELD_RANGES`` for configs/README.md: field, allowed values, the scripts that have it."""
+    import importlib.util
+
+    users: dict[str, list[str]] = {name: [] for name in FIELD_RANGES}
+    for script in TRAINING_SCRIPTS:
+        module = sys.modules.get(script)
+        if module is None:
+            spec = importlib.util.spec_from_file_location(script, Path(__file__).with_name(f"{script}.py"))
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[script] = module  # dataclasses look their module up
+            spec.loader.exec_module(module)  # type: ignore[union-attr]
+        for f in dataclasses.fields(module.Config):
+            users.setdefault(f.name, []).append(script)
+    lines = ["| field | allowed values | scripts |", "|---|---|---|"]
+    for name, spec in FIELD_RANGES.items():
+        lines.append(f"| `{name}` | {spec.describe()} | {', '.join(users[name])} |")
+    return "\n".join(lines) + "\n"
+
+
+def _spec(name: str, default: Any) -> Spec:
+    """The field's spec; a field missing from the table gets its default's kind (tests keep the table complete)."""
+    if name in FIELD_RANGES:
+        return FIELD_RANGES[name]
+    kinds = {bool: "bool", int: "int", float: "float", str: "str", list: "list", dict: "dict"}
+    return Spec(kinds.get(type(default), "str"), optional=default is None)
+
+
+def validate_config(cfg: Any) -> Any:
+    """Check every field of dataclass ``cfg`` against ``FIELD_RANGES`` and the fields against each other; returns
+    ``cfg`` with values converted to their kinds, or raises ``ConfigError`` (one line naming the field and range)."""
+    values = {}
+    for f in dataclasses.fields(cfg):
+        values[f.name] = _spec(f.name, f.default).check(f.name, getattr(cfg, f.name))
+    cfg = dataclasses.replace(cfg, **values)
+    _cross_checks(values)
+    return cfg
+
+
+def _cross_checks(v: dict[str, Any]) -> None:
+    workers = v.get("num_workers")
+    for field_name in ("num_envs", "steps_per_update"):
+        if workers and field_name in v and v[field_name] < workers:
+            raise ConfigError(
+                f"{field_name}={v[field_name]}: expected an integer >= num_workers ({workers}): every worker needs "
+                "at least one"
+            )
+    if "pool_weights" in v and sum(v["pool_weights"].values()) <= 0:
+        raise ConfigError(f"pool_weights={_show(v['pool_weights'])}: expected at least one positive weight")
+    if "minibatch_size" in v and "train_batch_size" in v and v["minibatch_size"] > v["train_batch_size"]:
+        raise ConfigError(
+            f"minibatch_size={v['minibatch_size']}: expected an integer in 1..train_batch_size ({v['train_batch_size']})"
+        )
+    if "n_steps" in v and "n_envs" in v and v["n_steps"] * v["n_envs"] < 2:
+        raise ConfigError(f"n_steps={v['n_steps']}: expected n_steps * n_envs >= 2 (SB3 normalises advantages)")
+    if "profile" not in v:
+        return
+    kwargs = env_kwargs(v.get("env_config") or {}, v.get("num_players"))
+    try:
+        env = rummy_env.make(v["profile"], wrapped=False, **kwargs)
+    except Exception as e:  # noqa: BLE001 - whatever make() refuses is a config error
+        raise ConfigError(
+            f"env_config={_show(v.get('env_config'))}, num_players={v.get('num_players')!r}: {v['profile']} refuses "
+            f"them ({' '.join(str(e).split())})"
+        ) from None
+    n = len(env.possible_agents)
+    seat = v.get("learner_seat")
+    if seat is not None and seat != "random" and not (re.fullmatch(r"[0-9]+", seat) and int(seat) < n):
+        raise ConfigError(f"learner_seat={seat!r}: expected 'random' or a seat number in 0..{n - 1}")
+    for field_name in ("opponents",) + (("bc_teacher",) if v.get("bc_decisions") else ()):
+        ids = v.get(field_name)
+        for bot_id in [ids] if isinstance(ids, str) else ids or []:
+            reason = bot_available(v["profile"], bot_id, kwargs)  # checkpoint:PATH ids are loaded and checked too
+            if reason:
+                raise ConfigError(f"{field_name}: {bot_id!r} cannot play {v['profile']}: {reason}")
+    paths = [("resume", v["resume"])] if v.get("resume") else []
+    paths += [("pool_checkpoints", p) for p in v.get("pool_checkpoints", [])]
+    for field_name, path in paths:
+        from rummy_env.checkpoints import read_metadata
+
+        try:
+            meta = read_metadata(path)
+        except ValueError as e:
+            raise ConfigError(f"{field_name}: {e}") from None
+        if (meta["profile"], meta["num_players"]) != (v["profile"], n):
+            raise ConfigError(
+                f"{field_name}: {path!r} was trained for {meta['profile']} with {meta['num_players']} players; this "
+                f"run is {v['profile']} with {n}"
+            )
+    for field_name in ("runs_dir", "save_path"):
+        problem = output_problem(v[field_name], folder=field_name == "runs_dir") if v.get(field_name) else None
+        if problem:
+            raise ConfigError(f"{field_name}={v[field_name]!r}: {problem}")
+
+
+class _YAMLLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that also reads ``1e-3`` / ``3e6`` as numbers (YAML 1.2; YAML 1.1 wants ``1.0e-3``)."""
+
+
+_YAMLLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
+
+
+def load_yaml(text: str) -> Any:
+    """YAML (safe: plain data only) with YAML 1.2 numbers."""
+    return yaml.load(text, Loader=_YAMLLoader)  # noqa: S506 - a SafeLoader subclass
 
 
 def _parse_value(text: str) -> Any:
     """A command-line value read as YAML (``1e-4``, ``[1]``, ``null``, ``{rounds: [1]}``), else the string."""
     try:
-        value = yaml.safe_load(text)
+        return load_yaml(text)
     except yaml.YAMLError:
         return text
-    if isinstance(value, str):  # YAML 1.1 reads 1e6 as a string
-        try:
-            return float(value) if any(c in value for c in ".eE") else int(value)
-        except ValueError:
-            return value
-    return value
 
 
-def parse_config(cls: type, argv: list[str] | None = None, description: str = "") -> Any:
-    """Fill dataclass ``cls`` from defaults, then ``--config FILE`` (yaml.safe_load), then ``--set k=v`` / ``--k v``."""
+def read_config_file(path: str, names: set[str]) -> dict[str, Any]:
+    """The mapping of a YAML config file; a one-line ``ConfigError`` if it is missing, malformed or has unknown keys."""
+    try:
+        text = Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"--config {path}: cannot read it ({getattr(e, 'strerror', None) or e})") from None
+    try:
+        loaded = load_yaml(text)
+    except yaml.YAMLError as e:
+        raise ConfigError(f"--config {path}: not valid YAML ({' '.join(str(e).split())})") from None
+    loaded = {} if loaded is None else loaded
+    if not isinstance(loaded, dict):
+        raise ConfigError(f"--config {path}: expected a mapping of config fields, got {type(loaded).__name__}")
+    unknown = sorted(str(k) for k in set(loaded) - names)
+    if unknown:
+        raise ConfigError(f"--config {path}: unknown keys {unknown}; allowed: {sorted(names)}")
+    return loaded
+
+
+def load_config(cls: type, argv: list[str] | None = None, description: str = "") -> Any:
+    """Fill dataclass ``cls`` from defaults, then ``--config FILE``, then ``--set k=v`` / ``--k v``, and check it
+    (``validate_config``); raises ``ConfigError``. ``parse_config`` is the command-line form."""
+    return _load(cls, argv, description)[0]
+
+
+def _load(cls: type, argv: list[str] | None, description: str) -> tuple[Any, argparse.ArgumentParser]:
     defaults = cls()
     docs = field_docs(cls)
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--config", help="YAML file whose keys are fields below (configs/*.yaml)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a field")
-    for f in dataclasses.fields(cls):
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    for f in fields.values():
+        spec = _spec(f.name, getattr(defaults, f.name))
         parser.add_argument(
             "--" + f.name.replace("_", "-"),
             dest=f.name,
             default=None,
             metavar="V",
-            help=f"{docs.get(f.name, '')} (default: {getattr(defaults, f.name)!r})".replace("%", "%%"),
+            help=f"{docs.get(f.name, '')} ({spec.describe()}; default: {getattr(defaults, f.name)!r})".replace(
+                "%", "%%"
+            ),
         )
     args = parser.parse_args(argv)
     values: dict[str, Any] = {}
-    names = {f.name for f in dataclasses.fields(cls)}
+    names = set(fields)
     if args.config:
-        loaded = yaml.safe_load(Path(args.config).read_text()) or {}
-        if not isinstance(loaded, dict):
-            raise SystemExit(f"{args.config}: expected a mapping of config fields")
-        unknown = sorted(set(loaded) - names)
-        if unknown:
-            raise SystemExit(f"{args.config}: unknown keys {unknown}; allowed: {sorted(names)}")
-        values.update(loaded)
+        values.update(read_config_file(args.config, names))
+    overrides: list[tuple[str, str]] = []
     for item in args.set:
         key, sep, text = item.partition("=")
         if not sep or key not in names:
-            raise SystemExit(f"--set {item!r}: expected KEY=VALUE with KEY one of {sorted(names)}")
-        values[key] = _parse_value(text)
-    for name in names:
-        text = getattr(args, name)
-        if text is not None:
-            values[name] = _parse_value(text)
-    try:
-        for k, v in values.items():
-            values[k] = _coerce(k, v, getattr(defaults, k))
-    except ValueError as e:
-        raise SystemExit(f"config: {e}") from None
+            raise ConfigError(f"--set {item!r}: expected KEY=VALUE with KEY one of {sorted(names)}")
+        overrides.append((key, text))
+    overrides += [(name, getattr(args, name)) for name in names if getattr(args, name) is not None]
+    for key, text in overrides:
+        # a string field takes the text as typed (--learner-seat 2, --save-path 1e3); others read it as YAML
+        values[key] = text if _spec(key, getattr(defaults, key)).kind == "str" and text != "null" else _parse_value(text)
+    for k, v in values.items():
+        values[k] = _spec(k, getattr(defaults, k)).check(k, v)
     cfg = dataclasses.replace(defaults, **values)
-    if args.config:
-        cfg.config_file = str(args.config) if hasattr(cfg, "config_file") else None
-    return cfg
+    if args.config and hasattr(cfg, "config_file"):
+        cfg.config_file = str(args.config)
+    return validate_config(cfg), parser
+
+
+def parse_config(cls: type, argv: list[str] | None = None, description: str = "") -> Any:
+    """``load_config`` for a script's command line: a ``ConfigError`` is printed on one line (``PROG: error: ...``)
+    and the process exits with code 2, like a command-line usage error."""
+    try:
+        return _load(cls, argv, description)[0]
+    except ConfigError as e:
+        print(f"{Path(sys.argv[0]).name or 'config'}: error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def run_name(profile: str, algo: str, seed: int) -> str:

@@ -12,7 +12,6 @@ config, seed, steps, wall time, machine and the evaluation figures with their co
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -150,27 +149,51 @@ def plot(run_dirs: list[str], out: str, labels: list[str] | None = None) -> None
     print(f"wrote {out}")
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Command line (see the module docstring)."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> int:
+    """Command line (see the module docstring); a usage error or a bad checkpoint is one line on stderr, exit 2."""
+    from rummy_env.cli import ArgumentParser, count, output_problem
+
+    p = ArgumentParser(prog="evaluate.py", description=__doc__.splitlines()[0])
     p.add_argument("checkpoints", nargs="*", help="checkpoint paths (X, X.json or X.safetensors)")
     p.add_argument("--opponents", nargs="+", default=["random", "heuristic"])
-    p.add_argument("--sessions", type=int, default=100)
-    p.add_argument("--seed", type=int, default=2024)
-    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--sessions", type=count(1), default=100, help="sessions per match (>= 1)")
+    p.add_argument("--seed", type=count(0), default=2024, help="evaluation seed (>= 0)")
+    p.add_argument("--workers", type=count(1), default=2, help="worker processes (>= 1)")
     p.add_argument("--sample", action="store_true", help="sampled instead of greedy play")
     p.add_argument("--manifest", metavar="DIR", help="evaluate every checkpoint in DIR and write DIR/manifest.json")
     p.add_argument("--plot", nargs="+", metavar="RUN_DIR", help="plot the learning curves of these runs")
     p.add_argument("--out", default="docs/learning_curve.png", help="PNG file for --plot")
     p.add_argument("--labels", nargs="+", help="legend names of the --plot runs")
     args = p.parse_args(argv)
+    if not (args.checkpoints or args.manifest or args.plot):
+        p.error("nothing to do: give checkpoint paths, --manifest DIR or --plot RUN_DIR ...")
     if args.plot:
-        plot(args.plot, args.out, args.labels)
-    if args.manifest:
-        write_manifest(Path(args.manifest), args.opponents, args.sessions, args.seed, args.workers)
-    for path in args.checkpoints:
-        evaluate(path, args.opponents, args.sessions, args.seed, args.workers, greedy=not args.sample)
+        missing = [r for r in args.plot for f in ("eval.jsonl", "progress.jsonl") if not (Path(r) / f).is_file()]
+        if missing:
+            p.error(f"argument --plot: {missing[0]!r} is not a run folder (it needs eval.jsonl and progress.jsonl)")
+        if args.labels and len(args.labels) != len(args.plot):
+            p.error(f"argument --labels: expected {len(args.plot)} names (one per --plot run), got {len(args.labels)}")
+        problem = output_problem(args.out, folder=False)
+        if problem:
+            p.error(f"argument --out: {args.out!r} {problem}")
+    if args.manifest and not Path(args.manifest).is_dir():
+        p.error(f"argument --manifest: {args.manifest!r} is not a folder of checkpoints")
+    if args.manifest and output_problem(args.manifest):
+        p.error(f"argument --manifest: {args.manifest!r} {output_problem(args.manifest)}")
+    try:
+        for path in args.checkpoints:  # every checkpoint is checked before the first match is played
+            read_metadata(path)
+        if args.plot:
+            plot(args.plot, args.out, args.labels)
+        if args.manifest:
+            write_manifest(Path(args.manifest), args.opponents, args.sessions, args.seed, args.workers)
+        for path in args.checkpoints:
+            evaluate(path, args.opponents, args.sessions, args.seed, args.workers, greedy=not args.sample)
+    except ValueError as exc:  # CheckpointError included
+        print(f"{p.prog}: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

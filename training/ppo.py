@@ -526,19 +526,23 @@ def ppo_update(
 def worker_main(conn: Any, cfg: Config, num_envs: int, worker: int, teacher: str | None = None) -> None:
     """Worker loop: ``("collect", weights, snapshots, steps)`` -> rollout; ``("close",)`` -> exit."""
     collector = Collector(cfg, num_envs, worker, teacher)
-    while True:
-        msg = conn.recv()
-        if msg[0] == "close":
-            break
-        _, weights, snapshots, steps = msg
-        collector.set_weights(weights)
-        collector.set_snapshots(snapshots)
-        t, c = time.perf_counter(), time.process_time()
-        batch = collector.collect(steps)
-        batch["collect_seconds"] = time.perf_counter() - t
-        batch["collect_cpu_seconds"] = time.process_time() - c
-        conn.send(batch)
-    conn.close()
+    try:
+        while True:
+            msg = conn.recv()
+            if msg[0] == "close":
+                break
+            _, weights, snapshots, steps = msg
+            collector.set_weights(weights)
+            collector.set_snapshots(snapshots)
+            t, c = time.perf_counter(), time.process_time()
+            batch = collector.collect(steps)
+            batch["collect_seconds"] = time.perf_counter() - t
+            batch["collect_cpu_seconds"] = time.process_time() - c
+            conn.send(batch)
+    except (BrokenPipeError, EOFError, ConnectionResetError):
+        pass  # the learner has gone (it ended the run): nothing is waiting for this rollout
+    finally:
+        conn.close()
 
 
 class Rollouts:
@@ -551,6 +555,7 @@ class Rollouts:
         steps = [cfg.steps_per_update // k + (w < cfg.steps_per_update % k) for w in range(k)]
         self.steps = steps
         self.known: list[set[str]] = [set() for _ in range(k)]
+        self.pending = False  # a rollout was requested and not received
         if cfg.num_workers == 0:
             self.local = Collector(cfg, envs[0], 0, teacher)
             self.conns: list[Any] = []
@@ -574,6 +579,7 @@ class Rollouts:
         """Workers start collecting the next rollout with these weights (no-op in single-process mode)."""
         for w, conn in enumerate(self.conns):
             conn.send(("collect", weights, self._snapshot_message(w, snapshots), self.steps[w]))
+        self.pending = bool(self.conns)
 
     def collect_now(self, weights: dict[str, np.ndarray], snapshots: dict[str, dict[str, np.ndarray]]) -> dict:
         """Single-process mode: collect one rollout with these weights now."""
@@ -588,17 +594,23 @@ class Rollouts:
     def receive(self) -> dict[str, Any]:
         """The rollouts the workers were asked for, concatenated (transition links shifted accordingly)."""
         parts = [conn.recv() for conn in self.conns]
+        self.pending = False
         return merge_batches(parts)
 
     def close(self) -> None:
-        """Stop the workers."""
+        """Stop the workers; a rollout still being collected (the run ended before it was needed) is dropped."""
         for conn in self.conns:
             try:
                 conn.send(("close",))
             except (BrokenPipeError, OSError):
                 pass
         for p in getattr(self, "procs", []):
+            if self.pending:  # it would only finish a rollout nobody reads: stop it now
+                p.terminate()
             p.join(timeout=10)
+        for conn in self.conns:
+            conn.close()
+        self.conns = []
 
 
 def merge_batches(parts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -735,7 +747,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     elif cfg.bc_decisions:
         bc_done = warm_start(model, optimizer, cfg, rng, writer)
     bc_seconds = time.perf_counter() - start
-    rollouts = Rollouts(cfg)
+    # a warm-start-only run (total_steps 0, or a resumed run already done) starts no rollout workers
+    rollouts = Rollouts(cfg) if global_step < cfg.total_steps else None
     ppo_start = time.perf_counter()  # throughput is PPO's: rollouts, updates and periodic evaluations
     last_eval: dict[str, Any] = {}
     history: list[dict[str, Any]] = []
@@ -771,7 +784,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         unit="step",
         dynamic_ncols=True,
     )
-    if cfg.num_workers:
+    if cfg.num_workers and rollouts is not None:
         rollouts.request(model.numpy_state(), snapshots)
     try:
         while global_step < cfg.total_steps:
@@ -852,7 +865,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 save_run_checkpoint(last_eval)
     finally:
         bar.close()
-        rollouts.close()
+        if rollouts is not None:
+            rollouts.close()
 
     # --- end: final evaluation, checkpoints, summary ---------------------------------------------------------------
     wall = time.perf_counter() - start

@@ -1,0 +1,155 @@
+"""Command-line usage errors (issue 13, point 6): one line on stderr naming the flag and the allowed values, exit
+code 2, before any work is done; ``rummy run --json`` prints only JSON."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rummy_env import bots_eval, cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _rummy(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
+    try:
+        code = cli.main(list(args))
+    except SystemExit as e:  # argparse usage errors
+        code = e.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_line_error(err: str, *fragments: str) -> None:
+    assert err.count("\n") == 1 and "error:" in err and "Traceback" not in err, err
+    for fragment in fragments:
+        assert fragment in err, err
+
+
+@pytest.mark.parametrize(
+    "args, fragments",
+    [
+        (["fuzz", "--profile", "bogus", "--decisions", "10"], ["--profile", "invalid choice: 'bogus'", "'contract'"]),
+        (["fuzz", "--decisions", "-1"], ["--decisions", "expected an integer >= 0"]),
+        (["bench", "--seconds", "-1", "--engine-only"], ["--seconds", "expected a number of seconds > 0"]),
+        (["bench", "--seconds", "0", "--engine-only"], ["--seconds", "> 0"]),
+        (["bench", "--seconds", "inf", "--engine-only"], ["--seconds", "> 0"]),
+        (["bench", "--profile", "bogus"], ["--profile", "invalid choice"]),
+        (["run", "--sessions", "0"], ["--sessions", "expected an integer >= 1"]),
+        (["run", "--seed", "-1"], ["--seed", "expected an integer >= 0"]),
+        (["run", "--profile", "nope"], ["--profile", "invalid choice"]),
+        (["tournament", "--entrants", "random", "random", "--sessions", "-3"], ["--sessions", ">= 1"]),
+        (["tournament", "--entrants", "random", "random", "--workers", "0"], ["--workers", ">= 1"]),
+        (["tournament", "--entrants", "random", "random", "--seed", "-1"], ["--seed", ">= 0"]),
+        (["play", "--opponents", "random", "random", "random", "--seed", "-1"], ["--seed", ">= 0"]),
+    ],
+)
+def test_usage_errors_are_one_line_and_exit_2(capsys, args: list[str], fragments: list[str]) -> None:
+    code, out, err = _rummy(capsys, *args)
+    assert code == 2 and out == ""
+    _one_line_error(err, *fragments)
+
+
+def test_fuzz_unknown_profile_from_python_is_a_value_error() -> None:
+    from rummy_env.fuzz import fuzz
+
+    with pytest.raises(ValueError, match=r"profile='bogus': expected one of \['contract'"):
+        fuzz(profile="bogus", decisions=10)
+
+
+@pytest.mark.parametrize("kind", ["existing_file", "under_a_file"])
+def test_tournament_out_is_checked_before_playing(tmp_path: Path, kind: str) -> None:
+    """An --out that cannot be a folder used to fail after the whole tournament had been played (results lost)."""
+    blocker = tmp_path / "results.txt"
+    blocker.write_text("not a folder")
+    out_dir = blocker if kind == "existing_file" else blocker / "sub"
+    cmd = [sys.executable, "-m", "rummy_env.cli", "tournament", "--entrants", "random", "random", "--sessions",
+           "100000", "--quiet", "--out", str(out_dir)]  # fmt: skip
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=tmp_path)  # 100,000 sessions: hours
+    assert out.returncode == 2 and out.stdout == ""
+    _one_line_error(out.stderr, "--out", "not a folder", "expected a folder that exists or can be created")
+    assert blocker.read_text() == "not a folder"
+
+
+def test_tournament_out_that_can_be_created_still_works(capsys, tmp_path: Path) -> None:
+    code, out, _ = _rummy(
+        capsys, "tournament", "--entrants", "random", "random", "--sessions", "2", "--rounds", "1", "--quiet",
+        "--no-chart", "--out", str(tmp_path / "new" / "folder"),
+    )  # fmt: skip
+    assert code == 0 and "saved:" in out and (tmp_path / "new" / "folder" / "tournament.json").is_file()
+
+
+def test_run_json_prints_only_json(capsys) -> None:
+    code, out, _ = _rummy(capsys, "run", "--profile", "contract", "continental", "--sessions", "1", "--json")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]  # every line of stdout is JSON: no text table
+    assert [r["profile"] for r in rows] == ["contract", "continental"] and rows[0]["sessions"] == 1
+    code, out, _ = _rummy(capsys, "run", "--profile", "contract", "--sessions", "1")
+    assert code == 0 and out.startswith("== contract: 1 sessions") and "{" not in out  # text without --json
+
+
+def test_bench_with_a_short_budget_measures_something(capsys) -> None:
+    code, out, _ = _rummy(capsys, "bench", "--profile", "contract", "--seconds", "0.2", "--engine-only")
+    assert code == 0 and json.loads(out)["decisions"] > 0
+
+
+@pytest.mark.parametrize("seconds", [-1.0, 0.0, float("nan"), float("inf")])
+def test_bench_functions_refuse_a_budget_that_measures_nothing(seconds: float) -> None:
+    from rummy_env.bench import bench_env
+
+    for bench in (cli.bench_engine, bench_env):
+        with pytest.raises(ValueError, match="expected a finite number of seconds > 0"):
+            bench("contract", seconds)
+
+
+@pytest.mark.parametrize(
+    "args, fragments",
+    [
+        (["--entrants", "random", "random", "random", "random", "--sessions", "0"], ["--sessions", ">= 1"]),
+        (["--entrants", "random", "random", "random", "random", "--workers", "-1"], ["--workers", ">= 1"]),
+        (["--entrants", "random", "random", "random", "random", "--seed", "-2"], ["--seed", ">= 0"]),
+        (["--profile", "bogus", "--entrants", "random"], ["--profile", "invalid choice"]),
+        (["--entrants", "random", "nobody", "random", "random"], ["unknown bot id 'nobody'"]),
+        (["--entrants", "random", "random"], ["seats 4 players: give 4 entrants, got 2"]),
+    ],
+)
+def test_bots_eval_arguments(capsys, args: list[str], fragments: list[str]) -> None:
+    try:
+        code = bots_eval.main(args)
+    except SystemExit as e:
+        code = e.code
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    _one_line_error(err, *fragments)
+
+
+def _evaluate(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "training" / "evaluate.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+
+
+@pytest.mark.parametrize(
+    "args, fragments",
+    [
+        (["nothere", "--sessions", "1"], ["checkpoint file 'nothere.safetensors' is missing"]),
+        ([str(ROOT / "checkpoints" / "contract"), "--sessions", "0"], ["--sessions", ">= 1"]),
+        ([str(ROOT / "checkpoints" / "contract"), "--workers", "0"], ["--workers", ">= 1"]),
+        (["--plot", "no_run"], ["--plot", "'no_run' is not a run folder"]),
+        (["--manifest", "no_dir"], ["--manifest", "is not a folder"]),
+        ([], ["nothing to do"]),
+    ],
+)
+def test_evaluate_script_arguments(tmp_path: Path, args: list[str], fragments: list[str]) -> None:
+    pytest.importorskip("torch")
+    out = _evaluate(tmp_path, *args)
+    assert out.returncode == 2 and out.stdout == ""
+    _one_line_error(out.stderr, *fragments)

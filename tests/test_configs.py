@@ -1,0 +1,174 @@
+"""Training configs (issue 13, point 2): every field of every training script has its allowed range checked up
+front (``training/common.py: FIELD_RANGES``), a bad value is one line naming the field and the range with exit code
+2, YAML 1.2 numbers (``1e-3``) are read as numbers, and a missing or malformed config file is one line too."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("yaml")
+
+ROOT = Path(__file__).resolve().parent.parent
+TRAINING = ROOT / "training"
+SCRIPTS = ("ppo", "sb3_maskable_ppo", "rllib_ppo", "tianshou_dqn")
+SHIPPED = {
+    "quickstart.yaml": "ppo",
+    "ppo_contract.yaml": "ppo",
+    "ppo_contract_gamerules.yaml": "ppo",
+    "ppo_continental.yaml": "ppo",
+    "sb3_contract.yaml": "sb3_maskable_ppo",
+}
+
+
+def _load(name: str):
+    if str(TRAINING) not in sys.path:
+        sys.path.insert(0, str(TRAINING))
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, TRAINING / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def common():
+    return _load("common")
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_every_field_of_every_script_has_a_range(common, script: str) -> None:
+    cls = _load(script).Config
+    missing = [f.name for f in dataclasses.fields(cls) if f.name not in common.FIELD_RANGES]
+    assert not missing, f"{script}.Config fields without a range in FIELD_RANGES: {missing}"
+    cfg = common.validate_config(cls())  # the defaults are allowed
+    assert dataclasses.asdict(cfg) == dataclasses.asdict(cls())
+
+
+def test_every_field_is_documented_in_configs_readme(common) -> None:
+    """configs/README.md holds the table generated from FIELD_RANGES (regenerate: ``common.ranges_markdown()``)."""
+    table = common.ranges_markdown()
+    assert table in (ROOT / "configs" / "README.md").read_text()
+    for name, spec in common.FIELD_RANGES.items():
+        assert f"| `{name}` | {spec.describe()} |" in table
+
+
+@pytest.mark.parametrize("file", sorted(SHIPPED))
+def test_shipped_configs_are_valid(common, file: str) -> None:
+    cfg = common.load_config(_load(SHIPPED[file]).Config, ["--config", str(ROOT / "configs" / file)])
+    assert cfg.config_file.endswith(file)
+
+
+# the issue's list: each value used to loop forever, crash deep in the run, or be accepted
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ("--steps-per-update -1", r"steps_per_update=-1: expected an integer >= 1"),
+        ("--steps-per-update 0", r"steps_per_update=0: expected an integer >= 1"),
+        ("--num-minibatches 0", r"num_minibatches=0: expected an integer >= 1"),
+        ("--final-eval-sessions -1", r"final_eval_sessions=-1: expected an integer >= 0"),
+        ("--num-envs 0", r"num_envs=0: expected an integer in 1..4096"),
+        ("--torch-threads 0", r"torch_threads=0: expected an integer in 1..256"),
+        ("--total-steps -1", r"total_steps=-1: expected an integer >= 0"),
+        ("--max-minutes -1", r"max_minutes=-1: expected a number >= 0"),
+        ("--update-epochs -1", r"update_epochs=-1: expected an integer >= 1"),
+        ("--gamma 2", r"gamma=2: expected a number in \[0, 1\]"),
+        ("--num-workers -1", r"num_workers=-1: expected an integer in 0..256"),
+        ("--learning-rate 0", r"learning_rate=0: expected a number in \(0, 1\]"),
+        ("--learning-rate .nan", r"learning_rate=nan: expected a number in \(0, 1\]"),
+        ("--trunk [0]", r"trunk\[0\]=0: expected an integer in 1..4096"),
+        ("--trunk [8,8,8,8,8,8,8,8,8]", r"expected a list of at most 8 items"),
+        ("--profile bogus", r"profile='bogus': expected one of 'continental', 'contract', 'contract_gamerules'"),
+        ("--num-players 7", r"num_players=7: contract refuses them"),
+        ("--num-workers 3 --num-envs 2", r"num_envs=2: expected an integer >= num_workers \(3\)"),
+        ("--set pool_weights={random: 0}", r"pool_weights=.*expected at least one positive weight"),
+        ("--set pool_weights={nobody: 1}", r"keys from current, past, heuristic, random"),
+        ("--bc-decisions 10 --bc-teacher nobody", r"bc_teacher: 'nobody' cannot play contract"),
+        ("--resume no/such/checkpoint", r"resume: checkpoint file .* is missing"),
+        ("--anneal-lr 3", r"anneal_lr=3: expected true or false"),
+        ("--resume " + str(ROOT / "checkpoints" / "continental"), r"resume: .* trained for continental with 4 players"),
+        ("--set seed=-1", r"seed=-1: expected an integer in 0..4294967295"),
+    ],
+)
+def test_ppo_ranges(common, args: str, message: str) -> None:
+    with pytest.raises(common.ConfigError, match=message):
+        common.load_config(_load("ppo").Config, args.split(" ") if "{" not in args else ["--set", args[6:]])
+
+
+@pytest.mark.parametrize(
+    "script, args, message",
+    [
+        ("sb3_maskable_ppo", "--n-steps 0", r"n_steps=0: expected an integer >= 1"),
+        ("sb3_maskable_ppo", "--batch-size 1", r"batch_size=1: expected an integer >= 2"),
+        ("sb3_maskable_ppo", "--learner-seat 4", r"learner_seat='4': expected 'random' or a seat number in 0..3"),
+        ("sb3_maskable_ppo", "--opponents []", r"opponents=\[\]: expected a list of 1 or more bot ids"),
+        ("sb3_maskable_ppo", "--opponents [nobody]", r"opponents: 'nobody' cannot play contract"),
+        ("sb3_maskable_ppo", "--opponents [checkpoint:nothere]", r"opponents: 'checkpoint:nothere' cannot play"),
+        ("sb3_maskable_ppo", "--learner-seat -1", r"learner_seat='-1': expected 'random' or a seat number in 0..3"),
+        ("rllib_ppo", "--iterations 0", r"iterations=0: expected an integer >= 1"),
+        ("rllib_ppo", "--minibatch-size 5000", r"minibatch_size=5000: expected an integer in 1..train_batch_size"),
+        ("rllib_ppo", "--self-play-share 1.5", r"self_play_share=1.5: expected a number in \[0, 1\]"),
+        ("rllib_ppo", "--num-cpus 0", r"num_cpus=0: expected an integer in 1..4096 or null"),
+        ("tianshou_dqn", "--eps-end -0.1", r"eps_end=-0.1: expected a number in \[0, 1\]"),
+        ("tianshou_dqn", "--updates-per-step 0", r"updates_per_step=0: expected a number > 0"),
+        ("tianshou_dqn", "--hidden [64,abc]", r"hidden\[1\]='abc': expected an integer in 1..4096"),
+    ],
+)
+def test_other_scripts_ranges(common, script: str, args: str, message: str) -> None:
+    with pytest.raises(common.ConfigError, match=message):
+        common.load_config(_load(script).Config, args.split(" "))
+
+
+def test_yaml_reads_1e_minus_3_as_a_number(common, tmp_path: Path) -> None:
+    """YAML 1.1 (PyYAML's) reads ``1e-3`` as a string; the config loader reads it as a number (YAML 1.2)."""
+    import yaml
+
+    assert yaml.safe_load("learning_rate: 1e-3") == {"learning_rate": "1e-3"}  # why the loader needs its resolver
+    f = tmp_path / "c.yaml"
+    f.write_text("learning_rate: 1e-3\ntotal_steps: 2e5\nmax_minutes: 1E1\nseed: 7\ngamma: 1.0e-1\n")
+    cfg = common.load_config(_load("ppo").Config, ["--config", str(f)])
+    assert (cfg.learning_rate, cfg.total_steps, cfg.max_minutes, cfg.seed, cfg.gamma) == (1e-3, 200000, 10.0, 7, 0.1)
+    cfg = common.load_config(_load("ppo").Config, ["--learning-rate", "5e-4", "--save-path", "1e3"])
+    assert cfg.learning_rate == 5e-4 and cfg.save_path == "1e3"
+    # a string field keeps the text as typed: --learner-seat 2 was refused as "expected a string"
+    assert common.load_config(_load("sb3_maskable_ppo").Config, ["--learner-seat", "2"]).learner_seat == "2"
+
+
+def _ppo(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(TRAINING / "ppo.py"), *args], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+
+
+@pytest.mark.parametrize(
+    "setup, message",
+    [
+        ("steps", "ppo.py: error: steps_per_update=-1: expected an integer >= 1"),
+        ("missing", "ppo.py: error: --config nothere.yaml: cannot read it (No such file or directory)"),
+        ("malformed", "ppo.py: error: --config bad.yaml: not valid YAML (while parsing a flow sequence"),
+        ("not_a_mapping", "ppo.py: error: --config list.yaml: expected a mapping of config fields, got list"),
+        ("unknown_key", "ppo.py: error: --config extra.yaml: unknown keys ['1', 'bogus']"),
+    ],
+)
+def test_command_line_errors_are_one_line_with_exit_code_2(tmp_path: Path, setup: str, message: str) -> None:
+    (tmp_path / "bad.yaml").write_text("trunk: [1\nseed: 2\n")
+    (tmp_path / "list.yaml").write_text("- 1\n- 2\n")
+    (tmp_path / "extra.yaml").write_text("bogus: 1\n1: 2\n")
+    args = {
+        "steps": ["--steps-per-update", "-1"],
+        "missing": ["--config", "nothere.yaml"],
+        "malformed": ["--config", "bad.yaml"],
+        "not_a_mapping": ["--config", "list.yaml"],
+        "unknown_key": ["--config", "extra.yaml"],
+    }[setup]
+    out = _ppo(tmp_path, *args)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith(message), out.stderr
+    assert out.stdout == "" and not (tmp_path / "runs").exists()
