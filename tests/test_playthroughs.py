@@ -105,6 +105,19 @@ def test_detects_a_changed_reward(monkeypatch):
     assert f"at decision step {first_reward['step']} " in problem and "field:    decision.rewards." in problem
 
 
+def test_reports_a_replay_that_raises(monkeypatch):
+    from rummy_env.bots.heuristic import HeuristicBot
+
+    def illegal(self, env, agent):
+        mask = env.unwrapped.action_mask(agent)
+        return int(np.flatnonzero(mask == 0)[0])
+
+    monkeypatch.setattr(HeuristicBot, "act", illegal)
+    problem = record.compare(record.config(SMALL))
+    assert problem is not None and "at decision step 0 " in problem and "field:    the replay raised" in problem
+    assert "IllegalActionError" in problem
+
+
 def test_detects_a_changed_recorded_action_and_a_length_change():
     cfg = record.config(SMALL)
     recorded = record.load(cfg.path)

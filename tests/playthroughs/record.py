@@ -174,6 +174,7 @@ def play(cfg: Config) -> Iterator[dict[str, Any]]:
                 "rewards": rewards,
                 "terminations": sorted(a for a, t in raw.terminations.items() if t),
                 "truncations": sorted(a for a, t in raw.truncations.items() if t),
+                "infos": _infos(raw.infos),
             }
         )
         step += 1
@@ -186,6 +187,16 @@ def play(cfg: Config) -> Iterator[dict[str, Any]]:
             "returns": returns,
         }
     )
+
+
+def _infos(infos: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The non-empty ``info`` dicts after a step, without ``action_mask`` (the next decision's ``legal``)."""
+    out = {}
+    for agent, info in infos.items():
+        rest = {k: v for k, v in info.items() if k != "action_mask"}
+        if rest:
+            out[agent] = rest
+    return out
 
 
 def dumps(records: list[dict[str, Any]]) -> bytes:
@@ -240,8 +251,16 @@ def compare(cfg: Config, recorded: list[dict[str, Any]] | None = None) -> str | 
             return f"{cfg.name}: no recording {cfg.path.name}; record it with: {RERECORD.format(name=cfg.name)}"
         recorded = load(cfg.path)
     n = 0
-    for i, now in enumerate(play(cfg)):
-        n = i + 1
+    replay = play(cfg)
+    while True:
+        try:
+            now = next(replay)
+        except StopIteration:
+            break
+        except Exception as e:  # an action the bot chose is now illegal, a bot or the env fails, ...
+            rec = recorded[n] if n < len(recorded) else recorded[-1]
+            return _report(cfg, rec, "the replay raised", "(no error)", f"{type(e).__name__}: {e}")
+        i, n = n, n + 1
         if i >= len(recorded):
             return _report(cfg, recorded[-1] if recorded else {}, "the session is longer than recorded", None, now)
         diff = _first_difference(recorded[i], now, recorded[i].get("type", "?"))
