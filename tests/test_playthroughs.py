@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rummy_env.envs.base import RummyAECEnv
+from rummy_env import bots
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("playthrough_record", HERE / "playthroughs" / "record.py")
@@ -26,6 +26,9 @@ _spec.loader.exec_module(record)
 
 NAMES = [c.name for c in record.CONFIGS]
 SMALL = "continental-4p"  # the cheapest session, for the tests of the test
+# the classes patched by the tests of the test, found through the public API (robust to modules moving)
+RawEnv = type(record.config(SMALL).make_env().unwrapped)
+HeuristicBot = type(bots.load(record.BOT))
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -71,8 +74,8 @@ def test_configurations_cover_every_profile_and_player_count():
 
 
 def test_detects_a_changed_description(monkeypatch):
-    original = RummyAECEnv.describe_action
-    monkeypatch.setattr(RummyAECEnv, "describe_action", lambda self, a: original(self, a) + " ")
+    original = RawEnv.describe_action
+    monkeypatch.setattr(RawEnv, "describe_action", lambda self, a: original(self, a) + " ")
     problem = record.compare(record.config(SMALL))
     assert problem is not None
     assert "at decision step 0 (player_" in problem and "field:    decision.legal[0][1]" in problem
@@ -80,7 +83,7 @@ def test_detects_a_changed_description(monkeypatch):
 
 
 def test_detects_a_changed_observation_value(monkeypatch):
-    original = RummyAECEnv.observation_pieces
+    original = RawEnv.observation_pieces
     nudged_piece = []
 
     def nudged(self, agent):
@@ -90,14 +93,14 @@ def test_detects_a_changed_observation_value(monkeypatch):
         pieces[name] = pieces[name] * np.float32(1 + 2**-20)  # a few float32 ulps on the nonzero values
         return pieces
 
-    monkeypatch.setattr(RummyAECEnv, "observation_pieces", nudged)
+    monkeypatch.setattr(RawEnv, "observation_pieces", nudged)
     problem = record.compare(record.config(SMALL))
     assert problem is not None and f"field:    decision.obs.{nudged_piece[0]}" in problem
     assert "at decision step 0" in problem
 
 
 def test_detects_a_changed_reward(monkeypatch):
-    monkeypatch.setattr(RummyAECEnv, "reward_scale", 99.0)
+    monkeypatch.setattr(RawEnv, "reward_scale", 99.0)
     recorded = record.load(record.config(SMALL).path)
     first_reward = next(d for d in recorded[1:-1] if d["rewards"])
     problem = record.compare(record.config(SMALL), recorded)
@@ -106,8 +109,6 @@ def test_detects_a_changed_reward(monkeypatch):
 
 
 def test_reports_a_replay_that_raises(monkeypatch):
-    from rummy_env.bots.heuristic import HeuristicBot
-
     def illegal(self, env, agent):
         mask = env.unwrapped.action_mask(agent)
         return int(np.flatnonzero(mask == 0)[0])
