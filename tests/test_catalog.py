@@ -25,24 +25,33 @@ def shoe(decks: int, jokers: int) -> list[tuple[int, str] | None]:
     return [(r, s) for _ in range(decks) for s in SUITS for r in range(1, 14)] + [None] * jokers
 
 
-def groups(decks: int, jokers: int, size: int, distinct_suits: bool) -> set[tuple[str, ...]]:
+def groups(
+    decks: int, jokers: int, size: int, distinct_suits: bool, joker_suits: bool = False
+) -> set[tuple[str, ...]]:
     """Every exact-``size`` group the shoe can form, as the sorted card strings ``action_info`` shows.
 
-    A group is ``size`` cards of one rank; a joker declares the group's rank only (A.1-5, A.2-14; B.1-3 says the
-    joker takes an absent suit, which the table does not name), so two groups differ in their rank, the suits of
-    their naturals and their number of jokers. Physical copies of a card are interchangeable.
+    A group is ``size`` cards of one rank; a joker declares the group's rank (A.1-5, A.2-14), so two groups differ
+    in their rank, the suits of their naturals and their number of jokers; physical copies of a card are
+    interchangeable. With ``joker_suits`` (B.1-3: "a joker must declare a suit absent from the set") each joker also
+    declares one of the absent suits, shown ``JK(7S)``; today's table names the rank only (``JK(7)``).
     """
     out = set()
     for combo in combinations(shoe(decks, jokers), size):
         naturals = [c for c in combo if c is not None]
         j = size - len(naturals)
-        if distinct_suits and len({s for _, s in naturals}) < len(naturals):
+        suits = [s for _, s in naturals]
+        if distinct_suits and len(set(suits)) < len(suits):
             continue
         ranks = {r for r, _ in naturals} or set(range(1, 14))  # all jokers: any declared rank (A.2-6)
         if len(ranks) != 1 and naturals:
             continue
         for r in ranks:
-            out.add(tuple(sorted([RANKS[r - 1] + s for _, s in naturals] + [f"JK({RANKS[r - 1]})"] * j)))
+            cards = [RANKS[r - 1] + s for s in suits]
+            if not joker_suits:
+                out.add(tuple(sorted(cards + [f"JK({RANKS[r - 1]})"] * j)))
+                continue
+            for declared in combinations([s for s in SUITS if s not in suits], j):
+                out.add(tuple(sorted(cards + [f"JK({RANKS[r - 1]}{s})" for s in declared])))
     return out
 
 
@@ -124,7 +133,7 @@ def test_contract_meld_catalog_403_groups_660_runs():
     ],
 )
 def test_contract_gamerules_meld_catalog(n, decks, jokers, n_groups, n_runs, total):
-    g = groups(decks=decks, jokers=jokers, size=3, distinct_suits=True)
+    g = groups(decks=decks, jokers=jokers, size=3, distinct_suits=True, joker_suits=False)
     r = runs(jokers=jokers, size=3)
     assert (len(g), len(r)) == (n_groups, n_runs)
     env = rummy_env.make("contract_gamerules", num_players=n)
@@ -134,6 +143,12 @@ def test_contract_gamerules_meld_catalog(n, decks, jokers, n_groups, n_runs, tot
     sizes = contract_layout(n, len(g) + len(r), buying=False, pickup_depths=shoe_size - 1)
     assert dict(kinds) == sizes
     assert env.action_space("player_0").n == sum(sizes.values()) == total
+
+
+def test_group_derivation_with_declared_joker_suits():
+    # B.1-3 with the joker's suit named: per rank, 3 of the 4 suits, any j of them held by jokers
+    assert len(groups(1, 1, 3, distinct_suits=True, joker_suits=True)) == 13 * 4 * (1 + 3)
+    assert len(groups(2, 2, 3, distinct_suits=True, joker_suits=True)) == 13 * 4 * (1 + 3 + 3)
 
 
 @pytest.mark.parametrize("n", [4, 5])
