@@ -99,6 +99,19 @@ def test_detects_a_changed_observation_value(monkeypatch):
     assert "at decision step 0" in problem
 
 
+def test_detects_an_observation_that_disagrees_with_its_pieces(monkeypatch):
+    original = RawEnv.observe
+
+    def shifted(self, agent):
+        obs = original(self, agent)
+        return {**obs, "observation": np.roll(obs["observation"], 1)}
+
+    monkeypatch.setattr(RawEnv, "observe", shifted)
+    problem = record.compare(record.config(SMALL))
+    assert problem is not None and "field:    the replay raised" in problem
+    assert "do not make up last()'s observation" in problem
+
+
 def test_detects_a_changed_reward(monkeypatch):
     monkeypatch.setattr(RawEnv, "reward_scale", 99.0)
     recorded = record.load(record.config(SMALL).path)

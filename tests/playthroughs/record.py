@@ -155,6 +155,9 @@ def play(cfg: Config) -> Iterator[dict[str, Any]]:
             continue
         legal = np.flatnonzero(obs["action_mask"]).tolist()
         pieces = raw.observation_pieces(agent)
+        flat = np.concatenate([np.asarray(v).reshape(-1) for v in pieces.values()])
+        if not np.array_equal(flat, obs["observation"]):
+            raise ValueError(f"step {step}: observation_pieces({agent!r}) do not make up last()'s observation")
         action = int(players[agent].act(env, agent))
         chosen = raw.action_info(action)
         legal_desc = [[a, raw.describe_action(a)] for a in legal]
