@@ -93,7 +93,14 @@ def test_detects_a_changed_observation_value(monkeypatch):
         pieces[name] = pieces[name] * np.float32(1 + 2**-20)  # a few float32 ulps on the nonzero values
         return pieces
 
+    original_observe = RawEnv.observe
+
+    def observe(self, agent):  # the observation vector changes with its pieces
+        flat = np.concatenate([v.reshape(-1) for v in nudged(self, agent).values()])
+        return {**original_observe(self, agent), "observation": flat.astype(np.float32)}
+
     monkeypatch.setattr(RawEnv, "observation_pieces", nudged)
+    monkeypatch.setattr(RawEnv, "observe", observe)
     problem = record.compare(record.config(SMALL))
     assert problem is not None and f"field:    decision.obs.{nudged_piece[0]}" in problem
     assert "at decision step 0" in problem
