@@ -125,15 +125,16 @@ def test_contract_meld_catalog_403_groups_660_runs():
 @pytest.mark.parametrize(
     "n, decks, jokers, n_groups, n_runs, total",
     [
-        # per rank C(4,3) + C(4,2) sets; 4 suits x 12 lows x (1 + 3) joker patterns
-        (3, 1, 1, 13 * (4 + 6), 4 * 12 * 4, 1906),
-        (4, 1, 1, 13 * (4 + 6), 4 * 12 * 4, 2398),
-        # with two jokers also 1 natural + 2 JK (C(4,1)); runs with up to two jokers: 1 + 3 + 3 patterns
-        (5, 2, 2, 13 * (4 + 6 + 4), 4 * 12 * 7, 3139),
+        # per rank: 4 suit triples, each with 0 or 1 of its 3 suits held by the joker (B.1-3: the joker names its
+        # suit); 4 suits x 12 lows x (1 + 3) joker patterns
+        (3, 1, 1, 13 * 4 * (1 + 3), 4 * 12 * 4, 1984),
+        (4, 1, 1, 13 * 4 * (1 + 3), 4 * 12 * 4, 2476),
+        # with two jokers also 2 of the 3 suits held by jokers (C(3,2)); runs with up to two jokers: 1 + 3 + 3
+        (5, 2, 2, 13 * 4 * (1 + 3 + 3), 4 * 12 * 7, 3321),
     ],
 )
 def test_contract_gamerules_meld_catalog(n, decks, jokers, n_groups, n_runs, total):
-    g = groups(decks=decks, jokers=jokers, size=3, distinct_suits=True, joker_suits=False)
+    g = groups(decks=decks, jokers=jokers, size=3, distinct_suits=True, joker_suits=True)
     r = runs(jokers=jokers, size=3)
     assert (len(g), len(r)) == (n_groups, n_runs)
     env = rummy_env.make("contract_gamerules", num_players=n)
@@ -153,10 +154,11 @@ def test_group_derivation_with_declared_joker_suits():
 
 @pytest.mark.parametrize("n", [4, 5])
 def test_continental_action_count(n):
-    # C.2: draw the stock or the discard top, discard one card (53 kinds), then declare or not (C.2-7);
-    # no melding, lay-offs or buying.
-    sizes = {"draw_stock": 1, "draw_discard": 1, "discard": KINDS, "declare": 1, "pass": 1}
+    # C.2: draw the stock or the discard top, then discard one card (53 kinds), declaring with it or not (C.2-7:
+    # "discard X and declare" is its own action, so no separate question reveals a complete hand); the first-turn
+    # declaration without drawing (C.1-5); no melding, lay-offs or buying.
+    sizes = {"draw_stock": 1, "draw_discard": 1, "discard": KINDS, "declare": 1, "discard_declare": KINDS}
     env = rummy_env.make("continental", num_players=n)
     _, _, kinds = table_melds(env)
     assert dict(kinds) == sizes
-    assert env.action_space("player_0").n == sum(sizes.values()) == 57
+    assert env.action_space("player_0").n == sum(sizes.values()) == 109
