@@ -1,4 +1,4 @@
-"""Throughput of the PettingZoo environments, driven like ``../shared/bench/anchor_bench.py`` drives its anchors:
+"""Throughput of the PettingZoo environments, driven the way peer benchmarks drive PettingZoo's classic envs:
 ``env.last()``, the action mask, a uniformly random legal action, ``env.step``."""
 
 from __future__ import annotations

@@ -66,8 +66,8 @@ def test_configurations_cover_every_profile_and_player_count():
     kinds = set()
     for name in ("contract-4p", "contract_gamerules-4p", "continental-4p"):
         kinds |= {d["action_info"]["kind"] for d in record.load(record.config(name).path)[1:-1]}
-    # the sessions exercise openings, buys, lay-offs, joker swaps, pickups and going out
-    assert {"meld", "buy", "pass", "lay_off", "swap_joker", "place_joker", "pickup", "go_out", "declare"} <= kinds
+    # the sessions exercise openings, buys, lay-offs, joker swaps, pickups, going out and declaring discards
+    assert {"meld", "buy", "pass", "lay_off", "swap_joker", "place_joker", "pickup", "go_out", "discard_declare"} <= kinds
 
 
 # --- the test can fail ---------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 Each test rigs a small position with ``load_state`` (or deals with ``new_state``), plays actions through
 ``find_action`` and checks exact outcomes. The comment above each test quotes the rule it checks: the English
-specification (shared/rules/README.md, "Profile contract", items A.1-n / A.2-n) and, where it helps, the Russian
+specification (docs/rules/contract.md, "Profile contract", items A.1-n / A.2-n) and, where it helps, the Russian
 source sentence (000_52f7e91ddad94e3a.txt, section number).
 
 Scenario conventions: seats P0..P3 clockwise, piles listed top first, ``JK(6D)`` a joker declared as 6D in a run,

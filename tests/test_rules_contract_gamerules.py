@@ -2,7 +2,7 @@
 
 Each test rigs a small position with ``load_state`` (or deals with ``new_state``), plays actions through
 ``find_action`` and checks exact outcomes. The comment above each test quotes the rule it checks: the English
-specification (shared/rules/README.md, "Profile contract_gamerules", items B.1-n / B.2-n) and, where it helps, the
+specification (docs/rules/contract_gamerules.md, "Profile contract_gamerules", items B.1-n / B.2-n) and, where it helps, the
 Ukrainian source sentence (003_9ccdfc5b067cfe8f.txt).
 
 Scenario conventions: seats P0..P{n-1} clockwise, piles listed top first, ``JK(6D)`` a joker declared as 6D in a
@@ -1038,7 +1038,7 @@ def test_four_players_late_round_reshuffles_the_four_card_stock():
     assert s.round == 5 and s.round_results == [] and s.hand_size == [12, 12, 12, 12]
 
 
-# Engine turn cap (shared/rules/README.md, top): "reaching it ends the round like a round without a winner
+# Engine turn cap (docs/rules/contract_gamerules.md, "Engine limits"): "reaching it ends the round like a round without a winner
 # (penalty profiles: everyone scores the hand they hold)". B.1-13 / README: rounds cannot be guaranteed to end.
 def test_turn_cap_ends_the_round_without_winner():
     s = new_state(PROFILE, seed=2, num_players=3, rounds=(1, 2), turn_cap=3)

@@ -10,7 +10,7 @@ env = contract_gamerules_v0.env(num_players=3)
 | Agents | `player_0` .. `player_{n-1}`, `num_players` 3, 4 (53 cards) or 5 (106 cards, B.2-1) |
 | Actions | `Discrete(N)` for the player count, the same in every round (sizes in "Spaces") |
 | Observations | as `contract_v0`, plus the piece `must_place` (the deep-pickup card that must reach the table) |
-| Rules | document 003, spec B.1/B.2 (`../shared/rules/README.md`), frozen `ContractRules` profile `contract_gamerules` |
+| Rules | document 003, spec B.1/B.2 (`docs/rules/contract_gamerules.md`), frozen `ContractRules` profile `contract_gamerules` |
 
 Same conventions as `contract_v0` (one atomic decision per `step`, exact masks, rewards, scenarios,
 `illegal_action`, `rounds`, `max_steps`). Differences: no buy window (no `buy`/`pass` range); the `pickup` range

@@ -10,7 +10,7 @@ env = contract_v0.env(render_mode="ansi")
 | Agents | `player_0` .. `player_3` |
 | Actions | `Discrete(3089)`, the same in every round (named ranges below) |
 | Observations | `{"observation": Box, "action_mask": Box(int8)}`, bounded, sizes in "Spaces" |
-| Rules | document 000, spec A.1/A.2 (`../shared/rules/README.md`), frozen `ContractRules` |
+| Rules | document 000, spec A.1/A.2 (`docs/rules/contract.md`), frozen `ContractRules` |
 
 One `step` is one atomic decision: draw, buy or pass, each meld of an opening, each lay-off, a joker swap, the
 placement of the freed joker, the discard, going out. The same agent may act several times in a row; during a
