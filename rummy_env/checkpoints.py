@@ -5,14 +5,15 @@ A checkpoint ``X`` is two files:
 | file | holds |
 |---|---|
 | `X.safetensors` | the network's tensors (float32), and in its header a copy of the facts below (`rummy_env_checkpoint`) |
-| `X.json` | metadata: format, profile, env version, players, observation and action sizes, architecture, training steps, config, evaluation figures, the sha256 of `X.safetensors` |
+| `X.json` | metadata: format, profile, env version, players, observation and action sizes, the layout fingerprint, architecture, training steps, config, evaluation figures, the sha256 of `X.safetensors` |
 
 ``load_checkpoint`` refuses, with a ``CheckpointError`` (a ``ValueError``) that says what is wrong and what was
 expected: a pickle / ``torch.save`` file (recognised by name and by content, and never opened with pickle), a
 missing file, malformed JSON, a weights file whose sha256 differs from the JSON (edited weights), JSON facts that
 differ from the copy in the weights header (edited JSON), an unknown profile or an env version this package does not
 provide, a profile or player count other than the one asked for, observation / action sizes that differ from the
-env's, an unknown architecture, an architecture over the size limits below, a safetensors header whose data offsets and
+env's, a ``layout_fingerprint`` that differs from the env's (the action table or the observation changed meaning at
+the same sizes: see ``rummy_env.encoding.fingerprint``), an unknown architecture, an architecture over the size limits below, a safetensors header whose data offsets and
 sizes do not tile the file exactly, and tensors whose names, shapes or dtypes differ from the architecture's. Every
 failure to load is a ``CheckpointError``; the files are treated as untrusted input: nothing is allocated for the
 network before the header has been checked against the file length and the declared architecture.
@@ -34,6 +35,10 @@ weights and under 4 KB of JSON):
 What it cannot catch: someone who edits the weights *and* rewrites both the hash and the header copy consistently.
 Such a checkpoint is a different (possibly weak) policy, but still cannot run code: safetensors holds only numbers.
 
+Older checkpoints, saved before the fingerprint existed, have no ``layout_fingerprint``: they load (their sizes
+still checked) with one ``CheckpointFormatWarning`` per file, which says how to re-export them
+(``reexport_checkpoint``). When present, the field must be 64 lower-case hex digits and agree with the header copy.
+
 Only ``save_checkpoint`` / ``load_checkpoint`` of a network import torch (through ``rummy_env.policy``);
 ``read_metadata`` does not.
 """
@@ -46,6 +51,7 @@ import math
 import os
 import re
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,6 +73,8 @@ MAX_WEIGHTS_BYTES = 8 + MAX_HEADER_BYTES + 4 * MAX_PARAMETERS
 DTYPE_BYTES = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E4M3": 1, "F8_E5M2": 1, "I16": 2, "U16": 2, "F16": 2, "BF16": 2,
                "I32": 4, "U32": 4, "F32": 4, "I64": 8, "U64": 8, "F64": 8}  # fmt: skip
 FORMAT_VERSION = 1
+#: the metadata key of the layout fingerprint (``env.unwrapped.layout_fingerprint``); optional in older files
+FINGERPRINT_KEY = "layout_fingerprint"
 #: metadata facts copied into the safetensors header; the JSON must agree with the copy
 HEADER_KEYS = ("profile", "env_version", "num_players", "observation_size", "num_actions", "architecture")
 REQUIRED_KEYS = (
@@ -85,6 +93,14 @@ PICKLE_SUFFIXES = (".pt", ".pth", ".pkl", ".pickle", ".ckpt", ".bin", ".zip", ".
 
 class CheckpointError(ValueError):
     """A checkpoint that is malformed, tampered with, unsafe, or made for another env."""
+
+
+class CheckpointFormatWarning(UserWarning):
+    """A checkpoint of an older format that still loads (e.g. without ``layout_fingerprint``)."""
+
+
+#: checkpoint JSON files already warned about (one warning per file and process)
+_WARNED: set[str] = set()
 
 
 @dataclass
@@ -118,7 +134,8 @@ def checkpoint_paths(path: str | os.PathLike[str]) -> tuple[Path, Path]:
 
 
 def env_facts(profile: str, num_players: int | None = None, **env_config: Any) -> dict[str, Any]:
-    """What a checkpoint for this env must state: profile, env version, players, observation and action sizes."""
+    """What a checkpoint for this env must state: profile, env version, players, observation and action sizes,
+    and the layout fingerprint (``FINGERPRINT_KEY``)."""
     import rummy_env
 
     if profile not in rummy_env.ENVS:
@@ -133,6 +150,7 @@ def env_facts(profile: str, num_players: int | None = None, **env_config: Any) -
         "num_players": len(env.possible_agents),
         "observation_size": int(env.observer.size),
         "num_actions": int(env.num_actions),
+        FINGERPRINT_KEY: env.layout_fingerprint,
     }
 
 
@@ -186,7 +204,7 @@ def save_checkpoint(
         if k not in meta and k not in ("weights_file", "weights_sha256"):
             meta[k] = v
     meta.setdefault("created", time.strftime("%Y-%m-%dT%H:%M:%S%z"))
-    header = {"rummy_env_checkpoint": json.dumps({k: meta[k] for k in HEADER_KEYS}, sort_keys=True)}
+    header = {"rummy_env_checkpoint": json.dumps({k: meta[k] for k in (*HEADER_KEYS, FINGERPRINT_KEY)}, sort_keys=True)}
     tensors = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
     save_file(tensors, str(weights_path), metadata=header)
     meta["weights_file"] = weights_path.name
@@ -247,10 +265,10 @@ def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
     copy = _parse_json(text.encode(), f"{weights_path} (header facts)") if isinstance(text, str) else None
     if not isinstance(copy, dict):
         raise CheckpointError(f"{weights_path}: its header lacks the rummy_env_checkpoint facts")
-    for key in HEADER_KEYS:
-        if meta[key] != copy.get(key):
+    for key in (*HEADER_KEYS, FINGERPRINT_KEY):  # an older file has the fingerprint in neither or both
+        if meta.get(key) != copy.get(key):
             raise CheckpointError(
-                f"{meta_path}: {key}={meta[key]!r} but the weights were saved with {key}={copy.get(key)!r}: the JSON "
+                f"{meta_path}: {key}={meta.get(key)!r} but the weights were saved with {key}={copy.get(key)!r}: the JSON "
                 "was edited"
             )
     return meta
@@ -292,6 +310,7 @@ def load_checkpoint(
                 f"{meta_path}: {key}={meta[key]!r}, but this rummy_env's {meta['profile']} env with "
                 f"{meta['num_players']} players has {key}={facts[key]!r}"
             )
+    _check_fingerprint(meta, facts, meta_path, env_config)
     arch = meta["architecture"]
     if (arch["obs_size"], arch["num_actions"]) != (meta["observation_size"], meta["num_actions"]):
         raise CheckpointError(
@@ -326,6 +345,48 @@ def load_checkpoint(
         raise CheckpointError(f"{weights_path}: the weights could not be read ({type(e).__name__}: {e})") from None
     model.eval()
     return Checkpoint(model=model, metadata=meta, path=weights_path.with_suffix(""))
+
+
+def _check_fingerprint(meta: dict[str, Any], facts: dict[str, Any], meta_path: Path, env_config: Any) -> None:
+    """Refuse a fingerprint other than the env's; warn (once per file) about a checkpoint without one."""
+    have, want = meta.get(FINGERPRINT_KEY), facts[FINGERPRINT_KEY]
+    if have is None:
+        key = str(meta_path.resolve())
+        if key not in _WARNED:
+            _WARNED.add(key)
+            warnings.warn(
+                f"{meta_path}: an older checkpoint without {FINGERPRINT_KEY}: only its sizes could be checked, not "
+                "what each action id and observation entry means. If it was trained on this rummy_env's action table "
+                "and observation, re-export it once with rummy_env.checkpoints.reexport_checkpoint("
+                f"{str(meta_path.with_suffix(''))!r}) (weights unchanged; the fingerprint is added)",
+                CheckpointFormatWarning,
+                stacklevel=3,
+            )
+        return
+    if have != want:
+        raise CheckpointError(
+            f"{meta_path}: {FINGERPRINT_KEY} {have} but this rummy_env's {meta['profile']} env with "
+            f"{meta['num_players']} players (env_config {env_config!r}) has {want}: the action table or the "
+            "observation changed since the checkpoint was saved (same sizes, different meanings), so its policy would "
+            "pick the wrong actions; retrain it, or migrate it to the current table"
+        )
+
+
+def reexport_checkpoint(path: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> tuple[Path, Path]:
+    """Load checkpoint ``path`` (every check) and save it again to ``out`` (default: in place) with the current
+    format: the same tensors and every metadata field kept, the env facts (``layout_fingerprint`` included) and the
+    hash written afresh; the optimizer state, if any, goes along. Returns the two new paths.
+
+    Only re-export an older checkpoint that was trained on this rummy_env's action table and observation: the
+    fingerprint then vouches for that."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CheckpointFormatWarning)
+        ckpt = load_checkpoint(path)
+    meta = dict(ckpt.metadata)
+    extra = load_train_state(path, meta) if meta.get("train_state_file") else None
+    for key in ("train_state_file", "train_state_sha256", FINGERPRINT_KEY):
+        meta.pop(key, None)
+    return save_checkpoint(path if out is None else out, ckpt.model, meta, extra)
 
 
 def load_train_state(path: str | os.PathLike[str], meta: dict[str, Any]) -> dict[str, Any]:
@@ -477,6 +538,10 @@ def _check_field_types(meta: dict[str, Any], meta_path: Path) -> None:
         ("config", isinstance(meta["config"], dict), "an object"),
         ("evaluation", isinstance(meta["evaluation"], dict), "an object"),
     ]
+    if FINGERPRINT_KEY in meta:
+        fp = meta[FINGERPRINT_KEY]
+        checks.append((FINGERPRINT_KEY, isinstance(fp, str) and re.fullmatch(r"[0-9a-f]{64}", fp) is not None,
+                       "64 lower-case hex digits (sha256 of the action table and observation layout)"))  # fmt: skip
     optional = {"env_config": dict, "training_state": dict, "warm_start": dict, "train_state_file": str,
                 "train_state_sha256": str}  # fmt: skip
     for key, kind in optional.items():
@@ -560,6 +625,8 @@ __all__ = [
     "ARCH_KIND",
     "Checkpoint",
     "CheckpointError",
+    "CheckpointFormatWarning",
+    "FINGERPRINT_KEY",
     "check_architecture",
     "checkpoint_paths",
     "env_facts",
@@ -567,6 +634,7 @@ __all__ = [
     "load_train_state",
     "parameter_count",
     "read_metadata",
+    "reexport_checkpoint",
     "save_checkpoint",
     "sha256_file",
     "tensor_shapes",

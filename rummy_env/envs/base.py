@@ -153,6 +153,14 @@ class RummyAECEnv(AECEnv):
     def _make_observer(self, state: Any) -> Any:  # pragma: no cover
         raise NotImplementedError
 
+    @property
+    def layout_fingerprint(self) -> str:
+        """sha256 (hex) of the action table and the observation layout: what every action id and observation
+        entry means (``rummy_env.encoding.fingerprint``); checkpoints record it and ``load_checkpoint`` checks it."""
+        from ..encoding.fingerprint import layout_fingerprint
+
+        return layout_fingerprint(self.state_.layout, self.observer)
+
     # spaces -------------------------------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
         """The observation space of ``agent``: ``{"observation": Box, "action_mask": Box(int8)}``."""
