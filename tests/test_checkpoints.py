@@ -24,6 +24,8 @@ from rummy_env.checkpoints import (  # noqa: E402
     sha256_file,
 )
 
+FINGERPRINT = "layout_fingerprint"
+ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 MARKER = "PWNED_BY_PICKLE"
 
@@ -132,9 +134,8 @@ def _resave_weights(ckpt: Path, net, header_changes: dict) -> None:
     from safetensors.torch import save_file
 
     meta = json.loads(ckpt.with_suffix(".json").read_text())
-    facts = {
-        k: meta[k] for k in ("profile", "env_version", "num_players", "observation_size", "num_actions", "architecture")
-    }
+    keys = ("profile", "env_version", "num_players", "observation_size", "num_actions", "architecture", FINGERPRINT)
+    facts = {k: meta[k] for k in keys if k in meta}
     facts.update(header_changes)
     w = ckpt.with_suffix(".safetensors")
     save_file(dict(net.state_dict()), str(w), metadata={"rummy_env_checkpoint": json.dumps(facts)})
@@ -297,7 +298,8 @@ def _forge(ckpt: Path, arch: dict, tensors: dict, data: bytes) -> None:
     what a careful forger does (the hash and the header copy agree with the file)."""
     meta = json.loads(ckpt.with_suffix(".json").read_text())
     meta["architecture"] = arch
-    facts = {k: meta[k] for k in ("profile", "env_version", "num_players", "observation_size", "num_actions")}
+    keys = ("profile", "env_version", "num_players", "observation_size", "num_actions", FINGERPRINT)
+    facts = {k: meta[k] for k in keys if k in meta}
     facts["architecture"] = arch
     w = ckpt.with_suffix(".safetensors")
     _write_safetensors(w, tensors, data, facts)
@@ -464,3 +466,230 @@ def test_refuses_a_train_state_that_does_not_tile_its_file(tmp_path: Path) -> No
     meta["train_state_sha256"] = sha256_file(train)
     with pytest.raises(CheckpointError, match="truncated or padded"):
         load_train_state(tmp_path / "t", meta)
+
+
+# ---- layout fingerprint (issue 14 point 6) --------------------------------------------------------------------------
+def _fingerprint(profile: str = "contract", **env_config) -> str:
+    return rummy_env.make(profile, wrapped=False, **env_config).layout_fingerprint
+
+
+def test_metadata_and_header_record_the_layout_fingerprint(ckpt: Path) -> None:
+    meta = read_metadata(ckpt)
+    want = _fingerprint("contract", rounds=(1,))
+    assert meta[FINGERPRINT] == want and len(want) == 64 and int(want, 16) >= 0
+    header = json.loads(
+        __import__("safetensors").safe_open(str(ckpt.with_suffix(".safetensors")), "np").metadata()[
+            "rummy_env_checkpoint"
+        ]
+    )
+    assert header[FINGERPRINT] == want
+
+
+def test_refuses_a_checkpoint_whose_layout_fingerprint_differs(ckpt: Path) -> None:
+    # a careful forger (or an older table of the same size): JSON, header copy and hash all agree with each other
+    other = "ab" * 32
+    _resave_weights(ckpt, _net(), {FINGERPRINT: other})
+    assert read_metadata(ckpt)[FINGERPRINT] == other  # consistent files: only the env comparison can catch it
+    with pytest.raises(CheckpointError) as e:
+        load_checkpoint(ckpt)
+    msg = str(e.value)
+    assert other in msg and _fingerprint("contract", rounds=(1,)) in msg
+    assert "the action table or the observation changed" in msg
+
+
+def test_refuses_a_reordered_action_table_of_the_same_size(ckpt: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rummy_env.encoding import actions
+
+    assert load_checkpoint(ckpt).metadata[FINGERPRINT]
+    real_init = actions.ActionLayout.__init__
+
+    def swapped(self, *args, **kwargs):  # two set catalog entries exchange their ids: same sizes, other meanings
+        real_init(self, *args, **kwargs)
+        self.groups[0], self.groups[1] = self.groups[1], self.groups[0]
+        self.meld_kinds[0], self.meld_kinds[1] = self.meld_kinds[1], self.meld_kinds[0]
+
+    monkeypatch.setattr(actions.ActionLayout, "__init__", swapped)
+    monkeypatch.setattr("rummy_env.engine.contract._LAYOUTS", {})  # the layout cache holds the real table
+    with pytest.raises(CheckpointError, match="the action table or the observation changed"):
+        load_checkpoint(ckpt)
+
+
+def test_edited_or_removed_fingerprint_in_the_json_is_refused(ckpt: Path) -> None:
+    p = ckpt.with_suffix(".json")
+    good = json.loads(p.read_text())
+    for bad, message in [
+        ("AB" * 32, "64 lower-case hex digits"),
+        ("ab" * 31, "64 lower-case hex digits"),
+        (7, "64 lower-case hex digits"),
+        (None, "64 lower-case hex digits"),
+        ("ab" * 32, "but the weights were saved with layout_fingerprint='"),
+    ]:
+        p.write_text(json.dumps(dict(good, **{FINGERPRINT: bad})))
+        with pytest.raises(CheckpointError, match=message):
+            load_checkpoint(ckpt)
+    removed = {k: v for k, v in good.items() if k != FINGERPRINT}  # the header copy still has it
+    p.write_text(json.dumps(removed))
+    with pytest.raises(CheckpointError, match="layout_fingerprint=None but the weights were saved with"):
+        load_checkpoint(ckpt)
+
+
+def _layout_lines(profile: str = "contract", **env_config) -> list[str]:
+    from rummy_env.encoding.fingerprint import layout_lines
+
+    env = rummy_env.make(profile, wrapped=False, **env_config)
+    return layout_lines(env.state_.layout, env.observer)
+
+
+def test_fingerprint_changes_when_one_action_id_changes_meaning_at_the_same_size() -> None:
+    from rummy_env.encoding.fingerprint import layout_fingerprint
+
+    env = rummy_env.make("contract", wrapped=False)
+    lay, obs = env.state_.layout, env.observer
+    base = layout_fingerprint(lay, obs)
+    assert base == env.layout_fingerprint
+    saved = list(lay.groups), list(lay.meld_kinds), list(lay.runs)
+    try:
+        lay.groups[3], lay.groups[4] = lay.groups[4], lay.groups[3]  # two set entries swap ids
+        lay.meld_kinds[3], lay.meld_kinds[4] = lay.meld_kinds[4], lay.meld_kinds[3]
+        assert lay.num_actions == env.num_actions and layout_fingerprint(lay, obs) != base
+        lay.groups[:], lay.meld_kinds[:] = saved[0], saved[1]
+        assert layout_fingerprint(lay, obs) == base
+        lay.runs[0], lay.runs[-1] = lay.runs[-1], lay.runs[0]  # one run entry moves
+        assert layout_fingerprint(lay, obs) != base
+    finally:
+        lay.groups[:], lay.meld_kinds[:], lay.runs[:] = saved
+    # the lay-off ids encoded slot-major instead of kind-major: same range, same size, other meanings
+    real = lay.decode_lay_off
+
+    def slot_major(action: int) -> tuple[int, int, int]:
+        x, end = divmod(action - lay.LAY_OFF, 2)
+        slot, kind = divmod(x, 53)
+        return kind, slot, end
+
+    lay.decode_lay_off = slot_major
+    try:
+        assert layout_fingerprint(lay, obs) != base
+    finally:
+        lay.decode_lay_off = real
+    assert layout_fingerprint(lay, obs) == base
+
+
+def test_fingerprint_changes_when_an_observation_piece_changes() -> None:
+    from rummy_env.encoding.fingerprint import layout_fingerprint
+    from rummy_env.encoding.observation import Pieces
+
+    env = rummy_env.make("continental", wrapped=False)
+    lay, obs = env.state_.layout, env.observer
+    base = layout_fingerprint(lay, obs)
+    rows = [(n, s, obs.pieces.docs[n]) for n, s in obs.pieces.shapes.items()]
+    highs = {n: h for n, h in obs.pieces.highs.items()}
+
+    class Obs:
+        def __init__(self, pieces: Pieces):
+            self.pieces, self.size, self.low, self.high = pieces, pieces.size, pieces.low(), pieces.high()
+
+    assert layout_fingerprint(lay, Obs(Pieces(rows, highs))) == base  # rebuilt as is: same value
+    # one piece reshaped with the same number of entries ("balances" (4, 2) read as (2, 4)): same size
+    i = next(i for i, r in enumerate(rows) if r[0] == "balances")
+    reshaped = rows[:i] + [("balances", (2, 4), rows[i][2])] + rows[i + 1 :]
+    other = Obs(Pieces(reshaped, dict(highs, balances=float(highs["balances"].max()))))
+    assert other.size == obs.size and layout_fingerprint(lay, other) != base
+    # two pieces of one shape exchange places
+    j = next(i for i, r in enumerate(rows) if r[0] == "discard_counts")
+    swapped = list(rows)
+    swapped[0], swapped[j] = swapped[j], swapped[0]
+    assert layout_fingerprint(lay, Obs(Pieces(swapped, highs))) != base
+    # one bound changes
+    assert layout_fingerprint(lay, Obs(Pieces(rows, dict(highs, turn=2.0)))) != base
+    # a description is reworded: nothing changes
+    reworded = [(n, s, d + " (reworded)") for n, s, d in rows]
+    assert layout_fingerprint(lay, Obs(Pieces(reworded, highs))) == base
+
+
+def test_fingerprint_covers_every_id_and_differs_between_profiles_and_tables() -> None:
+    lines = _layout_lines("contract")
+    ids = [ln for ln in lines if ln.startswith("id ")]
+    assert len(ids) == rummy_env.make("contract", wrapped=False).num_actions == 3089
+    assert "id 4 meld GroupSpec=[1,[0,0,1],0,[]] kinds=[0,0,13]" in ids
+    assert any(ln.startswith("id 1067 lay_off kind=0 seat_offset=0 meld=0 end=0") for ln in ids)
+    values = {
+        _fingerprint("contract"),
+        _fingerprint("contract_gamerules"),
+        _fingerprint("contract_gamerules", num_players=5),
+        _fingerprint("continental"),
+        _fingerprint("continental", num_players=5),
+    }
+    assert len(values) == 5
+    assert _fingerprint("contract", rounds=(1,)) == _fingerprint("contract")  # rounds do not change the table
+
+
+def test_fingerprint_is_the_same_in_another_process() -> None:
+    code = (
+        "import rummy_env\n"
+        "for p in ('contract', 'contract_gamerules', 'continental'):\n"
+        "    print(rummy_env.make(p, wrapped=False).layout_fingerprint)\n"
+    )
+    for seed in ("0", "12345"):  # another hash() randomisation
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+            env={**__import__("os").environ, "PYTHONHASHSEED": seed},
+        )  # fmt: skip
+        assert out.stdout.split() == [_fingerprint(p) for p in ("contract", "contract_gamerules", "continental")]
+
+
+def test_shipped_checkpoints_carry_the_fingerprint_and_load_without_warning() -> None:
+    import warnings
+
+    from rummy_env.checkpoints import CheckpointFormatWarning
+
+    manifest = json.loads((ROOT / "checkpoints" / "manifest.json").read_text())["checkpoints"]
+    for name in ("contract", "contract_gamerules", "continental"):
+        base = ROOT / "checkpoints" / name
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", CheckpointFormatWarning)
+            ckpt = load_checkpoint(base)
+        fp = ckpt.metadata[FINGERPRINT]
+        assert fp == _fingerprint(name, **ckpt.metadata.get("env_config", {}))
+        assert manifest[name][FINGERPRINT] == fp
+        assert manifest[name]["weights_sha256"] == ckpt.metadata["weights_sha256"] == sha256_file(
+            base.with_suffix(".safetensors")
+        )
+
+
+def _old_format(ckpt: Path) -> None:
+    """Rewrite ``ckpt`` as a checkpoint of the format before the fingerprint (neither JSON nor header has it)."""
+    p = ckpt.with_suffix(".json")
+    meta = json.loads(p.read_text())
+    del meta[FINGERPRINT]
+    p.write_text(json.dumps(meta))
+    _resave_weights(ckpt, load_checkpoint(ckpt.parent / "copy").model, {})
+
+
+def test_an_old_format_checkpoint_loads_with_one_warning_and_can_be_reexported(ckpt: Path, tmp_path: Path) -> None:
+    from safetensors import safe_open
+
+    from rummy_env.checkpoints import CheckpointFormatWarning, reexport_checkpoint
+
+    for suffix in (".safetensors", ".json"):
+        shutil.copy(ckpt.with_suffix(suffix), tmp_path / f"copy{suffix}")
+    _old_format(ckpt)
+    assert FINGERPRINT not in read_metadata(ckpt)
+    with pytest.warns(CheckpointFormatWarning) as record:
+        old = load_checkpoint(ckpt)
+        load_checkpoint(ckpt)  # the same file again: no second warning
+    assert len(record) == 1
+    msg = str(record[0].message)
+    assert str(ckpt.with_suffix(".json")) in msg and "without layout_fingerprint" in msg and "reexport_checkpoint" in msg
+    reexport_checkpoint(ckpt, tmp_path / "new")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CheckpointFormatWarning)
+        new = load_checkpoint(tmp_path / "new")
+    assert new.metadata[FINGERPRINT] == _fingerprint("contract", rounds=(1,))
+    for key in ("training_steps", "config", "evaluation", "env_config", "created"):
+        assert new.metadata[key] == old.metadata[key]
+    with safe_open(str(ckpt.with_suffix(".safetensors")), "pt") as a, safe_open(
+        str(tmp_path / "new.safetensors"), "pt"
+    ) as b:
+        assert set(a.keys()) == set(b.keys()) and all(a.get_tensor(k).equal(b.get_tensor(k)) for k in a.keys())
