@@ -618,8 +618,9 @@ def test_fingerprint_covers_every_id_and_differs_between_profiles_and_tables() -
         _fingerprint("contract_gamerules", num_players=5),
         _fingerprint("continental"),
         _fingerprint("continental", num_players=5),
+        _fingerprint("continental", deals=2),
     }
-    assert len(values) == 5
+    assert len(values) == 6
     assert _fingerprint("contract", rounds=(1,)) == _fingerprint("contract")  # rounds do not change the table
 
 

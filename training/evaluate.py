@@ -76,6 +76,7 @@ def write_manifest(
             "env_version": meta["env_version"],
             "num_players": meta["num_players"],
             "env_config": meta.get("env_config", {}),
+            "layout_fingerprint": meta.get("layout_fingerprint"),
             "algorithm": meta.get("algorithm"),
             "architecture": meta["architecture"],
             "seed": cfg.get("seed"),

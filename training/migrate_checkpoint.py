@@ -131,6 +131,7 @@ def _update_manifest(meta_path: Path) -> None:
         return
     meta = json.loads(meta_path.read_text())
     entry["weights_sha256"] = meta["weights_sha256"]
+    entry["layout_fingerprint"] = meta.get("layout_fingerprint")
     entry["architecture"] = meta["architecture"]
     entry["migration"] = meta["migration"]
     manifest.write_text(json.dumps(data, indent=2) + "\n")

@@ -118,6 +118,7 @@ def update_manifest(path: str, evaluation: dict[str, Any]) -> Path | None:
     if entry is None:
         return None
     entry["weights_sha256"] = sha256_file(weights_path)
+    entry["layout_fingerprint"] = meta.get("layout_fingerprint")
     entry["architecture"] = meta["architecture"]
     entry["evaluation"] = evaluation
     entry["migration"] = meta["migration"]
