@@ -284,6 +284,14 @@ def load_checkpoint(
     ``expect_profile`` / ``expect_num_players``: refuse a checkpoint trained for another profile / table size.
     Every failure is a ``CheckpointError``.
     """
+    return _load(path, expect_profile, expect_num_players, check_layout=True)
+
+
+def _load(
+    path: str | os.PathLike[str], expect_profile: str | None, expect_num_players: int | None, check_layout: bool
+) -> Checkpoint:
+    """``load_checkpoint``; ``check_layout=False`` (``reexport_checkpoint(..., layout_changed=True)`` only) skips
+    the fingerprint comparison and its warning."""
     weights_path, meta_path = checkpoint_paths(path)
     meta = read_metadata(path)
     if expect_profile is not None and meta["profile"] != expect_profile:
@@ -310,7 +318,8 @@ def load_checkpoint(
                 f"{meta_path}: {key}={meta[key]!r}, but this rummy_env's {meta['profile']} env with "
                 f"{meta['num_players']} players has {key}={facts[key]!r}"
             )
-    _check_fingerprint(meta, facts, meta_path, env_config)
+    if check_layout:
+        _check_fingerprint(meta, facts, meta_path, env_config)
     arch = meta["architecture"]
     if (arch["obs_size"], arch["num_actions"]) != (meta["observation_size"], meta["num_actions"]):
         raise CheckpointError(
@@ -372,16 +381,20 @@ def _check_fingerprint(meta: dict[str, Any], facts: dict[str, Any], meta_path: P
         )
 
 
-def reexport_checkpoint(path: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> tuple[Path, Path]:
+def reexport_checkpoint(
+    path: str | os.PathLike[str], out: str | os.PathLike[str] | None = None, layout_changed: bool = False
+) -> tuple[Path, Path]:
     """Load checkpoint ``path`` (every check) and save it again to ``out`` (default: in place) with the current
     format: the same tensors and every metadata field kept, the env facts (``layout_fingerprint`` included) and the
     hash written afresh; the optimizer state, if any, goes along. Returns the two new paths.
 
     Only re-export an older checkpoint that was trained on this rummy_env's action table and observation: the
-    fingerprint then vouches for that."""
+    fingerprint then vouches for that. ``layout_changed=True`` also accepts a fingerprint that differs from the
+    env's (sizes are still checked): only for a change known to keep what every id and entry means to the policy
+    (e.g. a bound that play never reaches); a reordered table needs a migration of the weights instead."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CheckpointFormatWarning)
-        ckpt = load_checkpoint(path)
+        ckpt = _load(path, None, None, check_layout=not layout_changed)
     meta = dict(ckpt.metadata)
     extra = load_train_state(path, meta) if meta.get("train_state_file") else None
     for key in ("train_state_file", "train_state_sha256", FINGERPRINT_KEY):

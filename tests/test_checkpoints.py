@@ -694,3 +694,14 @@ def test_an_old_format_checkpoint_loads_with_one_warning_and_can_be_reexported(c
         str(tmp_path / "new.safetensors"), "pt"
     ) as b:
         assert set(a.keys()) == set(b.keys()) and all(a.get_tensor(k).equal(b.get_tensor(k)) for k in a.keys())
+
+
+def test_reexport_refuses_a_changed_layout_unless_told(ckpt: Path, tmp_path: Path) -> None:
+    from rummy_env.checkpoints import reexport_checkpoint
+
+    _resave_weights(ckpt, _net(), {FINGERPRINT: "cd" * 32})
+    with pytest.raises(CheckpointError, match="the action table or the observation changed"):
+        reexport_checkpoint(ckpt, tmp_path / "r")
+    assert not (tmp_path / "r.json").exists()
+    reexport_checkpoint(ckpt, tmp_path / "r", layout_changed=True)
+    assert load_checkpoint(tmp_path / "r").metadata[FINGERPRINT] == _fingerprint("contract", rounds=(1,))
