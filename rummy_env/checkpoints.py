@@ -13,10 +13,11 @@ missing file, malformed JSON, a weights file whose sha256 differs from the JSON 
 differ from the copy in the weights header (edited JSON), an unknown profile or an env version this package does not
 provide, a profile or player count other than the one asked for, observation / action sizes that differ from the
 env's, a ``layout_fingerprint`` that differs from the env's (the action table or the observation changed meaning at
-the same sizes: see ``rummy_env.encoding.fingerprint``), an unknown architecture, an architecture over the size limits below, a safetensors header whose data offsets and
-sizes do not tile the file exactly, and tensors whose names, shapes or dtypes differ from the architecture's. Every
-failure to load is a ``CheckpointError``; the files are treated as untrusted input: nothing is allocated for the
-network before the header has been checked against the file length and the declared architecture.
+the same sizes: see ``rummy_env.encoding.fingerprint``), an unknown architecture, an architecture over the size
+limits below, a safetensors header whose data offsets and sizes do not tile the file exactly, and tensors whose
+names, shapes or dtypes differ from the architecture's. Every failure to load is a ``CheckpointError``; the files are
+treated as untrusted input: nothing is allocated for the network before the header has been checked against the file
+length and the declared architecture.
 
 Size limits (far above any real policy: the shipped checkpoints have about 0.1-0.65 M parameters, 0.4-2.6 MB of
 weights and under 4 KB of JSON):
@@ -369,7 +370,7 @@ def _check_fingerprint(meta: dict[str, Any], facts: dict[str, Any], meta_path: P
                 "and observation, re-export it once with rummy_env.checkpoints.reexport_checkpoint("
                 f"{str(meta_path.with_suffix(''))!r}) (weights unchanged; the fingerprint is added)",
                 CheckpointFormatWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
         return
     if have != want:
