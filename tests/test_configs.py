@@ -5,12 +5,12 @@ front (``training/common.py: FIELD_RANGES``), a bad value is one line naming the
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from training_scripts import load_training_module
 
 pytest.importorskip("yaml")
 
@@ -26,16 +26,7 @@ SHIPPED = {
 }
 
 
-def _load(name: str):
-    if str(TRAINING) not in sys.path:
-        sys.path.insert(0, str(TRAINING))
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, TRAINING / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+_load = load_training_module
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,6 @@ import os
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # bind Ray to 127.0.0.1; read when ray is imported
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
-import importlib.util  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -33,6 +32,7 @@ pytest.importorskip("safetensors")
 pytest.importorskip("yaml")
 
 import torch  # noqa: E402
+from training_scripts import load_training_module  # noqa: E402
 
 import rummy_env  # noqa: E402
 from rummy_env.checkpoints import load_checkpoint, save_checkpoint  # noqa: E402
@@ -44,16 +44,7 @@ TRAINING = ROOT / "training"
 PROFILES = [("contract", {"rounds": [1]}), ("contract_gamerules", {"rounds": [1]}), ("continental", {"deals": 1})]
 
 
-def _load(name: str):
-    if str(TRAINING) not in sys.path:
-        sys.path.insert(0, str(TRAINING))
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, TRAINING / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+_load = load_training_module
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,6 @@ loads, plays the DQN's greedy actions and plays a tournament."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import time
 from pathlib import Path
 
@@ -23,6 +21,7 @@ pytest.importorskip("yaml")
 import torch  # noqa: E402
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy  # noqa: E402
 from tianshou.data import Batch  # noqa: E402
+from training_scripts import load_training_module  # noqa: E402
 
 import rummy_env  # noqa: E402
 from rummy_env.checkpoints import load_checkpoint  # noqa: E402
@@ -38,16 +37,7 @@ TRAINING = ROOT / "training"
 PROFILES = [("contract", {"rounds": (1,)}), ("contract_gamerules", {"rounds": (1,)}), ("continental", {"deals": 1})]
 
 
-def _load(name: str):
-    if str(TRAINING) not in sys.path:
-        sys.path.insert(0, str(TRAINING))
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, TRAINING / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+_load = load_training_module
 
 
 # ---- stock classes on the plain env ----------------------------------------------------------------------------

@@ -3,7 +3,6 @@ and the SB3 export. Skipped when the training extras (torch, stable-baselines3, 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shlex
 import subprocess
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from training_scripts import load_training_module
 
 pytest.importorskip("torch")
 pytest.importorskip("safetensors")
@@ -23,16 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TRAINING = ROOT / "training"
 
 
-def _load(name: str):
-    if str(TRAINING) not in sys.path:
-        sys.path.insert(0, str(TRAINING))
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, TRAINING / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+_load = load_training_module
 
 
 @pytest.fixture(scope="module")

@@ -42,17 +42,7 @@ max_steps=None, max_cycles=None, illegal_reward=-1.0, **rule_overrides)` (`raw_e
 
 ## Conventions for RL clients
 
-`env()` follows PettingZoo's classic envs: an illegal action (an integer the mask refuses, or `None` for a live
-agent) ends the game with `illegal_reward=-1` for the offender and every agent terminated, and logs PettingZoo's
-warning (`illegal_action="terminate"`, what `TerminateIllegalWrapper` does), so clients that sample without the
-mask run. `raw_env()` keeps `illegal_action="raise"` (an `IllegalActionError` naming the legal actions, the state
-unchanged) for debugging; either constructor takes either mode. Only integers (`int`, numpy integer, 0-d integer
-array) are actions: anything else raises `IllegalActionError` naming its type, in both modes.
-`metadata["is_parallelizable"]` is False (turn-based: use `turn_based_aec_to_parallel`). `reset(seed=s)` deals
-the game of seed `s`; a later `reset()` continues that seeded stream. Every `infos[agent]` has the keys `round`,
-`round_over`, `turn_cap`, `session_over`, `illegal_move` (int / bool) after every step; the round and session
-results are `env.unwrapped.results()`. `state()` / `state_space` (centralised critics only: it holds every hand
-and the stock as counts) is `hands (n, 53)`, `stock (53,)`, `to_move (n,)`, then the observation of seat 0.
+Illegal actions, seeding, infos, `results()` and `state()` as `contract_v0` (its "Conventions for RL clients").
 Registered as the PettingZoo id `rummy_env/continental-v0` (`pettingzoo.make("aec", "rummy_env/continental-v0", max_cycles=N)`: truncation after
 N x num_players decisions).
 
