@@ -11,6 +11,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from . import _aliases
+
+_aliases.install()
+
 __version__ = "0.1.0"
 
 ENVS = {"contract": "contract_v0", "contract_gamerules": "contract_gamerules_v0", "continental": "continental_v0"}
@@ -51,7 +55,7 @@ def _register() -> list[str]:
 
     for env_id, profile in GYMNASIUM_IDS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point="rummy_env.wrappers:SingleAgentEnv", kwargs={"profile": profile})
+            gymnasium.register(env_id, entry_point="rummy_env.envs.wrappers:SingleAgentEnv", kwargs={"profile": profile})
         done.append(env_id)
     return done
 
@@ -61,6 +65,8 @@ REGISTERED = _register()
 
 def __getattr__(name: str) -> Any:
     if name in ENVS.values():
+        return importlib.import_module(f"rummy_env.{name}")
+    if f"rummy_env.{name}" in _aliases.STABLE:
         return importlib.import_module(f"rummy_env.{name}")
     raise AttributeError(f"module 'rummy_env' has no attribute {name!r}")
 

@@ -24,7 +24,7 @@ from gymnasium import spaces
 from pettingzoo.utils import BaseWrapper
 
 import rummy_env
-from rummy_env.cards import JOKER, NUM_KINDS, NUM_RANKS, Shoe, card_str, parse_card
+from rummy_env.core.cards import JOKER, NUM_KINDS, NUM_RANKS, Shoe, card_str, parse_card
 from rummy_env.engine import IllegalActionError
 from rummy_env.envs.base import INFO_KEYS
 
@@ -975,7 +975,7 @@ CONT_PATTERNS = ((3, 3, 3, 3, 3), (4, 4, 4, 3), (5, 4, 3, 3))
 def continental_valid(counts: list[int]) -> bool:
     """C.1-3/C.1-4 brute force: do the cards split into runs of a pattern (2s and jokers wild, >= 1 natural each)?
 
-    Written from the spec, independent of ``rummy_env.continental_hand``: the lowest natural left must lie in some
+    Written from the spec, independent of ``rummy_env.rules.continental_hand``: the lowest natural left must lie in some
     run; try every window and length holding it, every choice of natural / wild for its other positions.
     """
     if sum(counts) != 15:

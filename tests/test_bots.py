@@ -11,8 +11,8 @@ import pytest
 import rummy_env
 from rummy_env import bots
 from rummy_env.bots.view import public_view
-from rummy_env.bots_eval import evaluate, format_report, main
-from rummy_env.cards import JOKER, card_str, parse_cards
+from rummy_env.core.cards import JOKER, card_str, parse_cards
+from rummy_env.evaluation.bots_eval import evaluate, format_report, main
 
 # ----------------------------------------------------------------------------------------------------------------
 # Helpers

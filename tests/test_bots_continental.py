@@ -15,8 +15,8 @@ import rummy_env
 from rummy_env import bots
 from rummy_env.bots.heuristic_continental import RunPlanner
 from rummy_env.bots.view import ContinentalView, public_view
-from rummy_env.cards import JOKER, card_str, parse_cards
-from rummy_env.continental_hand import (
+from rummy_env.core.cards import JOKER, card_str, parse_cards
+from rummy_env.rules.continental_hand import (
     RUN_LENGTH_PATTERNS,
     can_go_out,
     random_shoe_counts,
@@ -319,7 +319,7 @@ def test_migration_maps_the_policy_rows():
 def test_shipped_checkpoint_loads_and_declares_with_the_discard():
     pytest.importorskip("torch")
     pytest.importorskip("safetensors")
-    from rummy_env.checkpoints import load_checkpoint
+    from rummy_env.models.checkpoints import load_checkpoint
 
     path = ROOT / "checkpoints" / "continental"
     ckpt = load_checkpoint(path, expect_profile="continental", expect_num_players=4)

@@ -13,9 +13,9 @@ import rummy_env
 from rummy_env import bots
 from rummy_env.bots.heuristic_gamerules import gamerules_final_structure, gamerules_structure
 from rummy_env.bots.view import public_view
-from rummy_env.bots_eval import evaluate
-from rummy_env.cards import parse_cards
-from rummy_env.profiles import get_rules
+from rummy_env.core.cards import parse_cards
+from rummy_env.evaluation.bots_eval import evaluate
+from rummy_env.rules import get_rules
 
 RULES = get_rules("contract_gamerules")
 

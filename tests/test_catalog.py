@@ -1,7 +1,7 @@
 """Pinned catalog sizes, each derived here from the rule text by an independent count.
 
 The meld catalog and action layout are counted from the physical shoe and the meld rules (never by calling
-``rummy_env.melds`` or ``rummy_env.encoding``), pinned as numbers, and compared with the env's action table as
+``rummy_env.core.melds`` or ``rummy_env.encoding``), pinned as numbers, and compared with the env's action table as
 ``action_info`` reports it (every meld the table offers, card by card).
 """
 

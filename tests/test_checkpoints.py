@@ -16,7 +16,7 @@ pytest.importorskip("torch")
 pytest.importorskip("safetensors")
 
 import rummy_env  # noqa: E402
-from rummy_env.checkpoints import (  # noqa: E402
+from rummy_env.models.checkpoints import (  # noqa: E402
     CheckpointError,
     load_checkpoint,
     read_metadata,
@@ -31,7 +31,7 @@ MARKER = "PWNED_BY_PICKLE"
 
 
 def _net(profile: str = "contract", seed: int = 0, trunk=(32,), **env_config):
-    from rummy_env.policy import architecture, build_policy
+    from rummy_env.models.policy import architecture, build_policy
 
     env = rummy_env.make(profile, wrapped=False, **env_config)
     return build_policy(architecture(env.observer.size, env.num_actions, trunk=trunk), seed=seed)
@@ -308,7 +308,7 @@ def _forge(ckpt: Path, arch: dict, tensors: dict, data: bytes) -> None:
 
 
 def _big_arch() -> dict:
-    from rummy_env.policy import tensor_shapes
+    from rummy_env.models.policy import tensor_shapes
 
     arch = dict(_net().arch, trunk=[4096, 4096])
     assert sum(int(np.prod(s)) for s in tensor_shapes(arch).values()) > 30_000_000  # ~147 MB of float32 if it were built
@@ -316,7 +316,7 @@ def _big_arch() -> dict:
 
 
 def _all_at_same_four_bytes(arch: dict) -> dict:
-    from rummy_env.policy import tensor_shapes
+    from rummy_env.models.policy import tensor_shapes
 
     return {name: ("F32", shape, (0, 4)) for name, shape in tensor_shapes(arch).items()}
 
@@ -329,7 +329,7 @@ def test_crafted_header_pointing_every_tensor_at_four_bytes_is_refused_before_al
     import time
     import tracemalloc
 
-    import rummy_env.policy
+    import rummy_env.models.policy
 
     arch = _big_arch()
     _forge(ckpt, arch, _all_at_same_four_bytes(arch), b"\0\0\0\0")
@@ -338,7 +338,7 @@ def test_crafted_header_pointing_every_tensor_at_four_bytes_is_refused_before_al
     def built(*args, **kwargs):
         raise AssertionError("the network was built for a file that cannot hold its weights")
 
-    monkeypatch.setattr(rummy_env.policy, "build_policy", built)
+    monkeypatch.setattr(rummy_env.models.policy, "build_policy", built)
     tracemalloc.start()
     t = time.perf_counter()
     with pytest.raises(CheckpointError, match=r"is F32 \(\d+, \d+\) \(\d+ bytes\) but its data_offsets \[0, 4\] span 4 bytes"):
@@ -354,7 +354,7 @@ def test_crafted_header_costs_no_memory_in_a_fresh_process(ckpt: Path) -> None:
     arch = _big_arch()
     _forge(ckpt, arch, _all_at_same_four_bytes(arch), b"\0\0\0\0")
     code = (
-        "import resource, sys, time, rummy_env.policy\n"
+        "import resource, sys, time, rummy_env.models.policy\n"
         "from rummy_env.checkpoints import CheckpointError, load_checkpoint\n"
         "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "t = time.perf_counter()\n"
@@ -456,7 +456,7 @@ def test_refuses_a_path_that_names_no_file(path) -> None:
 def test_refuses_a_train_state_that_does_not_tile_its_file(tmp_path: Path) -> None:
     import torch
 
-    from rummy_env.checkpoints import load_train_state
+    from rummy_env.models.checkpoints import load_train_state
 
     save_checkpoint(tmp_path / "t", _net(), {"profile": "contract", "num_players": 4}, {"s": torch.zeros(8)})
     meta = read_metadata(tmp_path / "t")
@@ -641,7 +641,7 @@ def test_fingerprint_is_the_same_in_another_process() -> None:
 def test_shipped_checkpoints_carry_the_fingerprint_and_load_without_warning() -> None:
     import warnings
 
-    from rummy_env.checkpoints import CheckpointFormatWarning
+    from rummy_env.models.checkpoints import CheckpointFormatWarning
 
     manifest = json.loads((ROOT / "checkpoints" / "manifest.json").read_text())["checkpoints"]
     for name in ("contract", "contract_gamerules", "continental"):
@@ -669,7 +669,7 @@ def _old_format(ckpt: Path) -> None:
 def test_an_old_format_checkpoint_loads_with_one_warning_and_can_be_reexported(ckpt: Path, tmp_path: Path) -> None:
     from safetensors import safe_open
 
-    from rummy_env.checkpoints import CheckpointFormatWarning, reexport_checkpoint
+    from rummy_env.models.checkpoints import CheckpointFormatWarning, reexport_checkpoint
 
     for suffix in (".safetensors", ".json"):
         shutil.copy(ckpt.with_suffix(suffix), tmp_path / f"copy{suffix}")
@@ -697,7 +697,7 @@ def test_an_old_format_checkpoint_loads_with_one_warning_and_can_be_reexported(c
 
 
 def test_reexport_refuses_a_changed_layout_unless_told(ckpt: Path, tmp_path: Path) -> None:
-    from rummy_env.checkpoints import reexport_checkpoint
+    from rummy_env.models.checkpoints import reexport_checkpoint
 
     _resave_weights(ckpt, _net(), {FINGERPRINT: "cd" * 32})
     with pytest.raises(CheckpointError, match="the action table or the observation changed"):

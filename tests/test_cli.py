@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from rummy_env import bots_eval, cli
+from rummy_env.cli import commands as cli
+from rummy_env.evaluation import bots_eval
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,7 +56,7 @@ def test_usage_errors_are_one_line_and_exit_2(capsys, args: list[str], fragments
 
 
 def test_fuzz_unknown_profile_from_python_is_a_value_error() -> None:
-    from rummy_env.fuzz import fuzz
+    from rummy_env.testing.fuzz import fuzz
 
     with pytest.raises(ValueError, match=r"profile='bogus': expected one of \['contract'"):
         fuzz(profile="bogus", decisions=10)
@@ -99,7 +100,7 @@ def test_bench_with_a_short_budget_measures_something(capsys) -> None:
 
 @pytest.mark.parametrize("seconds", [-1.0, 0.0, float("nan"), float("inf")])
 def test_bench_functions_refuse_a_budget_that_measures_nothing(seconds: float) -> None:
-    from rummy_env.bench import bench_env
+    from rummy_env.evaluation.bench import bench_env
 
     for bench in (cli.bench_engine, bench_env):
         with pytest.raises(ValueError, match="expected a finite number of seconds > 0"):

@@ -8,8 +8,8 @@ from itertools import combinations, product
 
 import pytest
 
-from rummy_env.cards import JOKER, NUM_KINDS, counts_of, parse_cards
-from rummy_env.continental_hand import (
+from rummy_env.core.cards import JOKER, NUM_KINDS, counts_of, parse_cards
+from rummy_env.rules.continental_hand import (
     RUN_LENGTH_PATTERNS,
     Run,
     bench_can_go_out,

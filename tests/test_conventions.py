@@ -22,11 +22,11 @@ from pettingzoo.utils import average_total_reward
 from pettingzoo.utils.conversions import aec_to_parallel, turn_based_aec_to_parallel
 
 import rummy_env
-from rummy_env.cards import NUM_KINDS
+from rummy_env.core.cards import NUM_KINDS
 from rummy_env.engine import IllegalActionError, new_state
 from rummy_env.envs.base import INFO_KEYS, EnvArgumentError, NotResetError
-from rummy_env.wrappers import INFO_KEYS as SINGLE_INFO_KEYS
-from rummy_env.wrappers import SingleAgentEnv
+from rummy_env.envs.wrappers import INFO_KEYS as SINGLE_INFO_KEYS
+from rummy_env.envs.wrappers import SingleAgentEnv
 
 CASES = [pytest.param(c, id=case_id(c)) for c in ENV_CASES]
 #: short sessions so random play reaches the end quickly

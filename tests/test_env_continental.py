@@ -27,7 +27,7 @@ from conformance import (
 )
 
 import rummy_env
-from rummy_env.cards import counts_of, parse_cards
+from rummy_env.core.cards import counts_of, parse_cards
 
 CASES = [pytest.param(c, id=case_id(c)) for c in cases_of("continental")]
 

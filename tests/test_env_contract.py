@@ -34,7 +34,7 @@ from pettingzoo.utils import BaseWrapper, wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 import rummy_env
-from rummy_env.cards import card_str, parse_card
+from rummy_env.core.cards import card_str, parse_card
 from rummy_env.engine import IllegalActionError
 
 #: this module's checks are written for the contract profile (its rounds, buy window and reward modes); the other

@@ -13,7 +13,7 @@ import pytest
 from conformance import ProfileConformance, build_scenario, case_id, cases_of, gamerules_final_valid, make_env
 
 import rummy_env
-from rummy_env.cards import counts_of, parse_cards
+from rummy_env.core.cards import counts_of, parse_cards
 
 CASES = [pytest.param(c, id=case_id(c)) for c in cases_of("contract_gamerules")]
 

@@ -1,6 +1,6 @@
 """Fuzzing and property tests of the ``contract`` engine (A.1/A.2) and of the meld primitives.
 
-* ``test_fuzz_default``: 500,000 fuzzed decisions (``rummy_env.fuzz``), no violation, every action kind seen.
+* ``test_fuzz_default``: 500,000 fuzzed decisions (``rummy_env.testing.fuzz``), no violation, every action kind seen.
 * ``test_fuzz_soak`` (``-m slow``): twenty times more.
 * hypothesis properties: JSON dump/load round trip, clone independence, replay of the history, determinism;
   ``can_make_contract`` and ``final_partition`` against brute forces on small hands.
@@ -19,12 +19,12 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from rummy_env.cards import JOKER, NUM_KINDS, NUM_RANKS
+from rummy_env.core.cards import JOKER, NUM_KINDS, NUM_RANKS
+from rummy_env.core.melds import MAX_POS, can_make_contract, final_partition, pos_kind, run_problem
 from rummy_env.engine import IllegalActionError, load_state, new_state
 from rummy_env.engine.contract import ContractState
-from rummy_env.fuzz import biased_policy, fuzz, fuzz_session, uniform_policy
-from rummy_env.melds import MAX_POS, can_make_contract, final_partition, pos_kind, run_problem
-from rummy_env.profiles import get_rules
+from rummy_env.rules import get_rules
+from rummy_env.testing.fuzz import biased_policy, fuzz, fuzz_session, uniform_policy
 
 RULES = get_rules("contract")
 

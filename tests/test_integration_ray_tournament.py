@@ -16,7 +16,7 @@ def test_ray_backend_matches_local(monkeypatch):
     pytest.importorskip("ray")
     monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
-    from rummy_env.tournament import tournament
+    from rummy_env.evaluation.tournament import tournament
 
     kw = dict(sessions=4, seed=3, rounds=(1,))
     local = tournament("contract", ["random", "heuristic"], **kw)

@@ -35,9 +35,9 @@ import torch  # noqa: E402
 from training_scripts import load_training_module  # noqa: E402
 
 import rummy_env  # noqa: E402
-from rummy_env.checkpoints import load_checkpoint, save_checkpoint  # noqa: E402
 from rummy_env.integrations import rllib as R  # noqa: E402
 from rummy_env.integrations.ray_backend import play_session_task, run_matches_ray, session_tasks  # noqa: E402
+from rummy_env.models.checkpoints import load_checkpoint, save_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TRAINING = ROOT / "training"
@@ -277,7 +277,7 @@ def test_tiny_self_play_run_exports_a_checkpoint_that_plays_a_tournament(local_r
     meta = ckpt.metadata
     assert meta["training_steps"] == out["env_steps"] and meta["env_config"] == {"rounds": [1]}
     assert "RLlib PPO" in meta["algorithm"]
-    from rummy_env.tournament import tournament
+    from rummy_env.evaluation.tournament import tournament
 
     res = tournament("contract", [f"checkpoint:{tmp_path / 'rllib_contract'}", "random"], sessions=4, rounds=(1,))
     assert res["sessions"] == 4 and len(res["standings"]) == 2
@@ -390,8 +390,8 @@ def test_address_trains_on_a_running_cluster(tmp_path: Path) -> None:
 
 
 def test_ray_backend_returns_the_local_records_in_order(local_ray, tmp_path: Path) -> None:
-    from rummy_env.policy import architecture, build_policy
-    from rummy_env.tournament import SessionRunner, plan_sessions
+    from rummy_env.evaluation.tournament import SessionRunner, plan_sessions
+    from rummy_env.models.policy import architecture, build_policy
 
     raw = rummy_env.make("contract", wrapped=False, rounds=(1,))
     net = build_policy(architecture(raw.observer.size, raw.num_actions, trunk=[16]), seed=3)

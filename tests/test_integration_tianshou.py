@@ -24,13 +24,13 @@ from tianshou.data import Batch  # noqa: E402
 from training_scripts import load_training_module  # noqa: E402
 
 import rummy_env  # noqa: E402
-from rummy_env.checkpoints import load_checkpoint  # noqa: E402
 from rummy_env.integrations.tianshou import (  # noqa: E402
     LEARNER,
     MaskedQNet,
     make_pettingzoo_env,
     qnet_architecture,
 )
+from rummy_env.models.checkpoints import load_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TRAINING = ROOT / "training"
@@ -196,7 +196,7 @@ def test_tiny_dqn_run_exports_the_greedy_policy(tmp_path: Path) -> None:
     assert (ours == dqn_act).all()
     assert torch.allclose(ckpt_logits[torch.from_numpy(mask)], q[torch.from_numpy(mask)])
     assert (values == 0).all()
-    from rummy_env.tournament import tournament
+    from rummy_env.evaluation.tournament import tournament
 
     res = tournament("contract", [f"checkpoint:{tmp_path / 'dqn_contract'}", "random"], sessions=4, rounds=(1,))
     assert res["sessions"] == 4 and len(res["standings"]) == 2

@@ -14,9 +14,9 @@ sys.path.insert(0, str(ROOT / "training"))
 
 from migrate_checkpoint import action_map  # noqa: E402
 
+from rummy_env.core.melds import group_spec_cards  # noqa: E402
 from rummy_env.engine.contract import layout_for  # noqa: E402
-from rummy_env.melds import group_spec_cards  # noqa: E402
-from rummy_env.profiles import get_rules  # noqa: E402
+from rummy_env.rules import get_rules  # noqa: E402
 
 
 # the table sizes before the set joker named its suit (README history of contract_gamerules_v0)
@@ -43,7 +43,7 @@ def test_every_new_id_takes_the_row_of_the_old_id_it_refines(n, old_size):
 
 
 def test_shipped_checkpoint_loads_at_the_current_size():
-    from rummy_env.checkpoints import env_facts, load_checkpoint
+    from rummy_env.models.checkpoints import env_facts, load_checkpoint
 
     ck = load_checkpoint(ROOT / "checkpoints" / "contract_gamerules", expect_profile="contract_gamerules")
     assert ck.metadata["num_actions"] == env_facts("contract_gamerules", 4)["num_actions"] == 2476

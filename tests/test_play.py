@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from rummy_env.cli import main
-from rummy_env.play import play
+from rummy_env.cli.commands import main
+from rummy_env.cli.play import play
 
 HINT = "Type a move number"
 

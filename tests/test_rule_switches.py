@@ -9,7 +9,7 @@ import conformance
 import pytest
 from conformance import case_id, sweep_masks
 
-from rummy_env.fuzz import fuzz
+from rummy_env.testing.fuzz import fuzz
 
 GAMERULES_SWITCHES = ["extra_melds_after_opening", "swap_only_others_jokers", "final_round_discard"]
 

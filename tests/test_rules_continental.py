@@ -22,13 +22,13 @@ import numpy as np
 import pytest
 
 from rummy_env import continental_v0
-from rummy_env.cards import JOKER, NUM_KINDS, Shoe, card_str, counts_of, parse_card, parse_cards
-from rummy_env.continental_hand import can_go_out
+from rummy_env.core.cards import JOKER, NUM_KINDS, Shoe, card_str, counts_of, parse_card, parse_cards
 from rummy_env.engine import IllegalActionError, ScenarioError, load_state, new_state
 from rummy_env.engine.common import make_rng, shuffled
 from rummy_env.engine.continental import LAYOUT
 from rummy_env.engine.continental import load_state as load_continental
-from rummy_env.profiles import get_rules
+from rummy_env.rules import get_rules
+from rummy_env.rules.continental_hand import can_go_out
 
 # ----------------------------------------------------------------------------------------------------------------
 # Helpers
@@ -1001,7 +1001,7 @@ def test_fitting_discards_match_can_go_out_on_every_discard():
     # discards after which can_go_out holds, on random 16-card hands and on valid hands plus one card
     import random
 
-    from rummy_env.continental_hand import fitting_discards, random_shoe_counts, random_valid_counts
+    from rummy_env.rules.continental_hand import fitting_discards, random_shoe_counts, random_valid_counts
 
     rng = random.Random(13)
     hands = [random_shoe_counts(rng, 16) for _ in range(150)]

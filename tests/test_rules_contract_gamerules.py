@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from rummy_env.cards import JOKER, NUM_KINDS, Shoe, card_str, parse_card
+from rummy_env.core.cards import JOKER, NUM_KINDS, Shoe, card_str, parse_card
 from rummy_env.engine import IllegalActionError, ScenarioError, load_state, new_state
 from rummy_env.engine.common import make_rng, shuffled
-from rummy_env.profiles import CONTRACT_GAMERULES, get_rules
+from rummy_env.rules import CONTRACT_GAMERULES, get_rules
 
 PROFILE = "contract_gamerules"
 

@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from rummy_env.cards import NUM_KINDS, Shoe, card_str
+from rummy_env.core.cards import NUM_KINDS, Shoe, card_str
 from rummy_env.engine import load_state
-from rummy_env.profiles import PROFILES, get_rules
+from rummy_env.rules import PROFILES, get_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES_DIR = ROOT / "docs" / "rules"

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from rummy_env.cards import JOKER
+from rummy_env.core.cards import JOKER
 from rummy_env.engine import ScenarioError, load_state, new_state
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -16,8 +16,8 @@ import pytest
 pytest.importorskip("openskill")
 pytest.importorskip("tqdm")
 
-from rummy_env.cli import main  # noqa: E402
-from rummy_env.tournament import (  # noqa: E402
+from rummy_env.cli.commands import main  # noqa: E402
+from rummy_env.evaluation.tournament import (  # noqa: E402
     SessionRunner,
     cluster_mean_ci,
     plan_sessions,
@@ -178,8 +178,8 @@ def test_checkpoint_entrant_same_with_one_or_two_workers(tmp_path: Path) -> None
 
 def _tiny_checkpoint(tmp_path: Path) -> Path:
     import rummy_env
-    from rummy_env.checkpoints import save_checkpoint
-    from rummy_env.policy import architecture, build_policy
+    from rummy_env.models.checkpoints import save_checkpoint
+    from rummy_env.models.policy import architecture, build_policy
 
     env = rummy_env.make("contract", wrapped=False)
     net = build_policy(architecture(env.observer.size, env.num_actions, trunk=(16,)), seed=0)

@@ -92,7 +92,7 @@ def test_sb3_script_smoke(tmp_path: Path) -> None:
     cmd += ["--runs-dir", str(tmp_path / "runs"), "--save-path", str(save)]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
-    from rummy_env.checkpoints import load_checkpoint
+    from rummy_env.models.checkpoints import load_checkpoint
 
     ckpt = load_checkpoint(save, expect_profile="contract")
     assert ckpt.metadata["architecture"]["policy_hidden"] == [16] and "random" in ckpt.metadata["evaluation"]
@@ -147,7 +147,7 @@ def test_rewards_are_the_learning_seats_own(ppo, weights) -> None:
 
 # ---- reproducibility and resume ---------------------------------------------------------------------------------
 def test_same_seed_same_weights_and_resume(ppo, tmp_path: Path) -> None:
-    from rummy_env.checkpoints import read_metadata
+    from rummy_env.models.checkpoints import read_metadata
 
     args = [*TINY, "--set", "env_config={rounds: [1]}", "--num-workers", "0", "--final-eval-sessions", "0"]
     shas = []
@@ -178,7 +178,7 @@ def test_ppo_learns_round_one(ppo, tmp_path: Path) -> None:
     import common
 
     from rummy_env.bots.checkpoint_bot import CheckpointBot, PolicyBot
-    from rummy_env.policy import architecture, build_policy
+    from rummy_env.models.policy import architecture, build_policy
 
     summary = ppo.main(
         [
@@ -233,8 +233,8 @@ def test_export_sb3_matches_the_sb3_policy(tmp_path: Path) -> None:
     import torch
     from sb3_contrib import MaskablePPO
 
-    from rummy_env.checkpoints import load_checkpoint
-    from rummy_env.wrappers import SingleAgentEnv
+    from rummy_env.envs.wrappers import SingleAgentEnv
+    from rummy_env.models.checkpoints import load_checkpoint
 
     sb3 = _load("sb3_maskable_ppo")
     env = SingleAgentEnv("contract", learner_seat="random", opponents=["random"], rounds=(1,))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from rummy_env import bots
-from rummy_env.wrappers import SingleAgentEnv
+from rummy_env.envs.wrappers import SingleAgentEnv
 
 CASES = [
     ("contract", {"rounds": (1,)}),
@@ -108,8 +108,8 @@ def test_bad_arguments() -> None:
 def test_checkpoint_opponent(tmp_path) -> None:
     pytest.importorskip("torch")
     from rummy_env.bots.checkpoint_bot import CheckpointBot
-    from rummy_env.checkpoints import save_checkpoint
-    from rummy_env.policy import architecture, build_policy
+    from rummy_env.models.checkpoints import save_checkpoint
+    from rummy_env.models.policy import architecture, build_policy
 
     net = build_policy(architecture(1790, 3089, trunk=[16]), seed=0)
     save_checkpoint(tmp_path / "p", net, {"profile": "contract", "num_players": 4})

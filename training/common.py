@@ -28,8 +28,8 @@ if str(ROOT) not in sys.path:  # run as `python training/ppo.py` from a fresh cl
 
 import rummy_env  # noqa: E402
 from rummy_env import bots as bot_registry  # noqa: E402
-from rummy_env.checkpoints import ACTIVATION_NAMES, MAX_LAYERS, MAX_WIDTH  # noqa: E402
-from rummy_env.cli import output_problem  # noqa: E402
+from rummy_env.cli.commands import output_problem  # noqa: E402
+from rummy_env.models.checkpoints import ACTIVATION_NAMES, MAX_LAYERS, MAX_WIDTH  # noqa: E402
 
 # ----------------------------------------------------------------------------------------------------------------
 # Config: dataclass <- YAML file <- --set key=value / --key value
@@ -373,7 +373,7 @@ def _cross_checks(v: dict[str, Any]) -> None:
     paths = [("resume", v["resume"])] if v.get("resume") else []
     paths += [("pool_checkpoints", p) for p in v.get("pool_checkpoints", [])]
     for field_name, path in paths:
-        from rummy_env.checkpoints import read_metadata
+        from rummy_env.models.checkpoints import read_metadata
 
         try:
             meta = read_metadata(path)
@@ -651,7 +651,7 @@ def evaluate_checkpoint(
     env_config: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A checkpoint against ``opponent`` over ``sessions`` sessions (seats rotated), in ``workers`` processes."""
-    from rummy_env.checkpoints import read_metadata
+    from rummy_env.models.checkpoints import read_metadata
 
     meta = read_metadata(path)
     profile = meta["profile"]

@@ -21,7 +21,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import evaluate_checkpoint, format_match  # noqa: E402
 
-from rummy_env.checkpoints import read_metadata, sha256_file  # noqa: E402
+from rummy_env.models.checkpoints import read_metadata, sha256_file  # noqa: E402
 
 
 def evaluate(path: str, opponents: list[str], sessions: int, seed: int, workers: int, greedy: bool = True) -> dict:
@@ -152,7 +152,7 @@ def plot(run_dirs: list[str], out: str, labels: list[str] | None = None) -> None
 
 def main(argv: list[str] | None = None) -> int:
     """Command line (see the module docstring); a usage error or a bad checkpoint is one line on stderr, exit 2."""
-    from rummy_env.cli import ArgumentParser, count, output_problem
+    from rummy_env.cli.commands import ArgumentParser, count, output_problem
 
     p = ArgumentParser(prog="evaluate.py", description=__doc__.splitlines()[0])
     p.add_argument("checkpoints", nargs="*", help="checkpoint paths (X, X.json or X.safetensors)")

@@ -29,17 +29,17 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.checkpoints import (
+from rummy_env.core.melds import GroupSpec
+from rummy_env.encoding.actions import ActionLayout
+from rummy_env.engine.contract import layout_for
+from rummy_env.models.checkpoints import (
     CheckpointError,
     checkpoint_paths,
     env_facts,
     read_metadata,
     save_checkpoint,
 )
-from rummy_env.encoding.actions import ActionLayout
-from rummy_env.engine.contract import layout_for
-from rummy_env.melds import GroupSpec
-from rummy_env.profiles import get_rules
+from rummy_env.rules import get_rules
 
 
 def action_map(rules: Any) -> tuple[np.ndarray, int]:
@@ -65,7 +65,7 @@ def migrate(src: str | Path, dst: str | Path | None = None) -> dict[str, Any]:
     import torch
     from safetensors import safe_open
 
-    from rummy_env.policy import build_policy
+    from rummy_env.models.policy import build_policy
 
     meta = read_metadata(src)  # hash and header checks
     profile, players = meta["profile"], meta["num_players"]

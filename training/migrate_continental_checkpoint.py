@@ -41,8 +41,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rummy_env.checkpoints import CheckpointError, checkpoint_paths, read_metadata, save_checkpoint, sha256_file  # noqa: E402
 from rummy_env.engine.continental import LAYOUT  # noqa: E402
+from rummy_env.models.checkpoints import CheckpointError, checkpoint_paths, read_metadata, save_checkpoint, sha256_file  # noqa: E402
 
 OLD_NUM_ACTIONS = 57
 OLD_DISCARD, OLD_DECLARE, OLD_PASS = 2, 55, 56
@@ -74,7 +74,7 @@ def migrate(src: str, out: str | None = None, declare_bias: float = DEFAULT_DECL
     """Write the migrated checkpoint; returns its metadata. Refuses anything but an old-table continental one."""
     from safetensors import safe_open
 
-    from rummy_env.policy import build_policy
+    from rummy_env.models.policy import build_policy
 
     meta = read_metadata(src)  # hash and header checks; no env checks (the env is the new one)
     if meta["profile"] != "continental":

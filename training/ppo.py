@@ -19,7 +19,7 @@ How it works
   (``tests/test_training.py`` checks it). GAE runs along each seat's own chain of decisions. A chain cut by the end
   of the rollout is bootstrapped with the value of that seat's current observation.
 * **Update.** PPO-clip with the masks from the buffer: the policy head is evaluated on the legal actions of each
-  stored mask only (``rummy_env.policy``), so illegal actions have probability zero in the update too.
+  stored mask only (``rummy_env.models.policy``), so illegal actions have probability zero in the update too.
 * **Warm start (optional).** ``bc_decisions: N`` first imitates ``bc_teacher`` (the heuristic) playing every seat
   for N decisions (cross-entropy to its actions, value regression on the GAE returns of its play), with the same
   rollout machinery; the shipped checkpoints use it.
@@ -99,7 +99,7 @@ class Config:
     """torch threads of the learner (and of each worker)"""
     # --- the network ---
     trunk: list = field(default_factory=lambda: [128, 128])
-    """sizes of the shared hidden layers (rummy_env.policy)"""
+    """sizes of the shared hidden layers (rummy_env.models.policy)"""
     activation: str = "tanh"
     """tanh or relu"""
     # --- PPO ---
@@ -181,7 +181,7 @@ class Collector:
     def __init__(self, cfg: Config, num_envs: int, worker: int, teacher: str | None = None):
         import torch
 
-        from rummy_env.policy import architecture, build_policy
+        from rummy_env.models.policy import architecture, build_policy
 
         torch.set_num_threads(cfg.torch_threads)
         self.cfg = cfg
@@ -220,7 +220,7 @@ class Collector:
 
     def set_snapshots(self, snapshots: dict[str, dict[str, np.ndarray] | None]) -> None:
         """Add the frozen networks given with weights, keep those given as None, drop the others."""
-        from rummy_env.policy import build_policy
+        from rummy_env.models.policy import build_policy
 
         for name, state in snapshots.items():
             if state is not None:
@@ -451,7 +451,7 @@ def ppo_update(
     import torch
     from torch import nn
 
-    from rummy_env.policy import legal_index
+    from rummy_env.models.policy import legal_index
 
     n = len(batch["action"])
     adv_np, ret_np = gae(
@@ -699,8 +699,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    from rummy_env.checkpoints import load_checkpoint, load_train_state, save_checkpoint
-    from rummy_env.policy import architecture, build_policy
+    from rummy_env.models.checkpoints import load_checkpoint, load_train_state, save_checkpoint
+    from rummy_env.models.policy import architecture, build_policy
 
     # --- setup ------------------------------------------------------------------------------------------------------
     torch.set_num_threads(cfg.torch_threads)

@@ -90,7 +90,7 @@ def sb3_architecture(policy: Any) -> dict[str, Any]:
     from stable_baselines3.common.torch_layers import FlattenExtractor
     from torch import nn
 
-    from rummy_env.policy import architecture
+    from rummy_env.models.policy import architecture
 
     if not isinstance(policy.features_extractor, FlattenExtractor):
         raise ValueError(f"only FlattenExtractor policies can be exported, got {type(policy.features_extractor)}")
@@ -126,13 +126,13 @@ def export_sb3(
 ) -> Any:
     """Write SB3 ``model``'s policy (a MaskablePPO / PPO with an MLP policy) as rummy_env checkpoint ``path``.
 
-    The network is copied layer by layer into a ``rummy_env.policy.MaskedActorCritic`` (same outputs, tested), so
+    The network is copied layer by layer into a ``rummy_env.models.policy.MaskedActorCritic`` (same outputs, tested), so
     the result loads with ``load_checkpoint`` / ``CheckpointBot`` and never needs SB3 or pickle. Returns the network.
     """
     import torch
 
-    from rummy_env.checkpoints import save_checkpoint
-    from rummy_env.policy import build_policy
+    from rummy_env.models.checkpoints import save_checkpoint
+    from rummy_env.models.policy import build_policy
 
     policy = model.policy
     arch = sb3_architecture(policy)
@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     from torch import nn
     from tqdm import tqdm
 
-    from rummy_env.wrappers import SingleAgentEnv
+    from rummy_env.envs.wrappers import SingleAgentEnv
 
     torch.set_num_threads(cfg.torch_threads)
     kwargs = env_kwargs(cfg.env_config, cfg.num_players)

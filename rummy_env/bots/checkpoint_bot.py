@@ -16,7 +16,7 @@ import numpy as np
 
 
 class PolicyBot:
-    """Plays ``model`` (a ``rummy_env.policy.MaskedActorCritic``) from the agent's observation and mask."""
+    """Plays ``model`` (a ``rummy_env.models.policy.MaskedActorCritic``) from the agent's observation and mask."""
 
     def __init__(
         self,
@@ -81,7 +81,7 @@ class CheckpointBot(PolicyBot):
         expect_profile: str | None = None,
         expect_num_players: int | None = None,
     ):
-        from ..checkpoints import load_checkpoint
+        from ..models.checkpoints import load_checkpoint
 
         ckpt = load_checkpoint(path, expect_profile=expect_profile, expect_num_players=expect_num_players)
         self.checkpoint = ckpt

@@ -16,8 +16,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from ..cards import JOKER, NUM_KINDS, NUM_RANKS
-from ..melds import GROUP, MAX_POS, RUN, GroupSpec, Meld, RunSpec, lay_off, layoff_fits, pos_kind
+from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS
+from ..core.melds import GROUP, MAX_POS, RUN, GroupSpec, Meld, RunSpec, lay_off, layoff_fits, pos_kind
 
 NUM_NAT = 52
 

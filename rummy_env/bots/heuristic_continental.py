@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from ..cards import JOKER, NUM_KINDS, NUM_RANKS
-from ..continental_hand import MAX_POS, can_go_out, count_wilds, one_suit_possible
+from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS
+from ..rules.continental_hand import MAX_POS, can_go_out, count_wilds, one_suit_possible
 from .view import ContinentalView
 
 #: kinds of the four 2s (wild, C.1-1)

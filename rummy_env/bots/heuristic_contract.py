@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from ..cards import JOKER, NUM_KINDS, NUM_RANKS, PENALTY
-from ..melds import GROUP, MAX_POS, RUN, Meld, lay_off
+from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS, PENALTY
+from ..core.melds import GROUP, MAX_POS, RUN, Meld, lay_off
 from .contract_hand import (
     Structure,
     contract_structure,

@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from ..cards import JOKER, NUM_KINDS, NUM_RANKS, PENALTY
-from ..melds import GROUP, MAX_POS, RUN, final_partition, pos_kind
+from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS, PENALTY
+from ..core.melds import GROUP, MAX_POS, RUN, final_partition, pos_kind
 from .contract_hand import Structure, kind_weights, opening_plans, plan_melds, playable, slot_weight
 from .heuristic_contract import ContractHeuristic, ContractStyle, _with
 from .view import PublicView

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from ..melds import Meld
+from ..core.melds import Meld
 
 
 def _unseen_cards(view: Any, table_cards: Any) -> tuple[int, ...]:

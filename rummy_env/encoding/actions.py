@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from ..cards import NUM_KINDS
-from ..melds import GroupSpec, RunSpec, group_catalog, group_spec_cards, run_catalog, run_spec_cards
+from ..core.cards import NUM_KINDS
+from ..core.melds import GroupSpec, RunSpec, group_catalog, group_spec_cards, run_catalog, run_spec_cards
 
 
 @dataclass(frozen=True)

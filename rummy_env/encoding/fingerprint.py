@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cards import card_str
+from ..core.cards import card_str
 
 FINGERPRINT_VERSION = "rummy_env.layout_fingerprint v1"
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..cards import JOKER, NUM_KINDS, NUM_RANKS, PENALTY, Shoe
-from ..melds import GROUP
+from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS, PENALTY, Shoe
+from ..core.melds import GROUP
 
 CONTRACT_PHASES = ("draw", "buy", "act", "opening", "place_joker")
 MELD_FEATURES = 3 + 52 + 14 + 14 + 13 + 1  # empty/group/run, naturals, run occupancy, run jokers, rank, jokers

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..profiles import PROFILES, get_rules
+from ..rules import PROFILES, get_rules
 from .common import IllegalActionError, ScenarioError
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cards import card_str, parse_card
+from ..core.cards import card_str, parse_card
 
 
 class IllegalActionError(ValueError):

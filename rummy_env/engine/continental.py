@@ -20,12 +20,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..cards import JOKER, NUM_KINDS, NUM_RANKS, Shoe, card_str
-from ..continental_hand import can_go_out as _can_go_out
-from ..continental_hand import count_wilds, find_partition, fitting_discards, one_suit_possible
+from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS, Shoe, card_str
+from ..core.melds import pos_text
 from ..encoding.actions import RangeTable
-from ..melds import pos_text
-from ..profiles.continental import ContinentalRules
+from ..rules.continental import ContinentalRules
+from ..rules.continental_hand import can_go_out as _can_go_out
+from ..rules.continental_hand import count_wilds, find_partition, fitting_discards, one_suit_possible
 from .common import (
     EngineState,
     ScenarioError,

@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..cards import (
+from ..core.cards import (
     JOKER,
     NUM_KINDS,
     NUM_RANKS,
@@ -35,8 +35,7 @@ from ..cards import (
     Shoe,
     card_str,
 )
-from ..encoding.actions import ActionLayout
-from ..melds import (
+from ..core.melds import (
     GROUP,
     MAX_POS,
     RUN,
@@ -53,7 +52,8 @@ from ..melds import (
     pos_text,
     run_spec_cards,
 )
-from ..profiles.contract import ContractRules
+from ..encoding.actions import ActionLayout
+from ..rules.contract import ContractRules
 from .common import (
     EngineState,
     ScenarioError,
@@ -1232,7 +1232,7 @@ class ContractState(EngineState):
         for m in self.table:
             for k in m.cards:
                 total[k] += 1
-            from ..melds import meld_problem
+            from ..core.melds import meld_problem
 
             assert meld_problem(m, self.rules) is None, f"invalid meld {m}"
         assert total == self.copies, "every physical card is accounted for exactly once"

@@ -26,7 +26,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from ..cards import NUM_KINDS
+from ..core.cards import NUM_KINDS
 from ..engine import IllegalActionError
 
 REWARD_MODES = ("penalty", "relative", "win")

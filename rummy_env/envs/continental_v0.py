@@ -58,10 +58,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cards import card_str
+from ..core.cards import card_str
 from ..encoding.observation import ContinentalObserver
 from ..engine.continental import ContinentalState, load_state
-from ..profiles import get_rules
+from ..rules import get_rules
 from .base import RummyAECEnv, wrap
 
 

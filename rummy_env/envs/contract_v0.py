@@ -89,10 +89,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cards import SUIT_SYMBOLS, card_str
+from ..core.cards import SUIT_SYMBOLS, card_str
 from ..encoding.observation import ContractObserver
 from ..engine.contract import ContractState, load_state
-from ..profiles import get_rules
+from ..rules import get_rules
 from .base import RummyAECEnv, wrap
 
 

@@ -4,7 +4,7 @@ backend.
 
 ```python
 from rummy_env.integrations.ray_backend import play_session_task, run_matches_ray
-from rummy_env.tournament import plan_sessions
+from rummy_env.evaluation.tournament import plan_sessions
 
 plans = plan_sessions(2, 4, 8, seed=0, duplicate=True)
 tasks = [("contract", 4, ["heuristic", "random"], {"rounds": (1,)}, plan) for plan in plans]
@@ -115,7 +115,7 @@ def play_session_task(task: tuple[str, int, Sequence[str], dict[str, Any], Any])
 
     The ``SessionRunner`` (env and loaded bots) is cached per worker process, as the local backend's pool workers
     keep theirs; torch computes with one thread."""
-    from rummy_env import tournament as T
+    from rummy_env.evaluation import tournament as T
 
     profile, num_players, specs, env_config, plan = task
     key = (profile, int(num_players), tuple(specs), repr(sorted(env_config.items())))

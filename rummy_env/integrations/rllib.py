@@ -17,7 +17,7 @@ algo.train()
 | `MaskedPPOTorchRLModule` | RLlib's default PPO torch module (MLP encoder, policy and value heads) whose illegal logits are set to ``FLOAT_MIN`` (what RLlib's ``ActionMaskingTorchRLModule`` example computes as ``logits + max(log(mask), FLOAT_MIN)``), so illegal actions have probability zero |
 | `SelfPlayMapping` | agent -> module mapping: the shared trained module ``main`` at every seat, or (share ``1 - self_play_share``) ``main`` at one seat and frozen snapshots at the others |
 | `SelfPlayCallback` | every ``snapshot_every`` iterations copies ``main``'s weights into a frozen opponent module (``main_v1``, ``main_v2``, ... at most ``max_opponents``; the oldest is then overwritten in place) |
-| `export_rllib_module` / `export_algorithm` | copies the module layer by layer into a ``rummy_env.policy.MaskedActorCritic`` and writes ``X.safetensors`` + ``X.json`` (``rummy_env.checkpoints``), so the policy plays in tournaments as ``checkpoint:X`` without Ray |
+| `export_rllib_module` / `export_algorithm` | copies the module layer by layer into a ``rummy_env.models.policy.MaskedActorCritic`` and writes ``X.safetensors`` + ``X.json`` (``rummy_env.checkpoints``), so the policy plays in tournaments as ``checkpoint:X`` without Ray |
 
 Rewards reach RLlib as PettingZoo defines them: an agent's rewards since its last decision come with its next
 observation (``env.last()``), and at the end of the game every seat gets its final rewards. The same agent may act
@@ -469,7 +469,7 @@ def rllib_architecture(module: Any) -> tuple[dict[str, Any], dict[str, nn.Linear
     Refuses anything else, and mixed activations (RLlib's ``head_fcnet_activation`` must equal
     ``fcnet_activation`` when the heads have hidden layers).
     """
-    from rummy_env.policy import architecture
+    from rummy_env.models.policy import architecture
 
     enc = module.encoder
     if hasattr(enc, "encoder"):
@@ -510,8 +510,8 @@ def rllib_architecture(module: Any) -> tuple[dict[str, Any], dict[str, nn.Linear
 
 
 def rllib_to_policy(module: Any) -> Any:
-    """A ``rummy_env.policy.MaskedActorCritic`` with ``module``'s weights (same masked logits and values)."""
-    from rummy_env.policy import build_policy
+    """A ``rummy_env.models.policy.MaskedActorCritic`` with ``module``'s weights (same masked logits and values)."""
+    from rummy_env.models.policy import build_policy
 
     arch, layers = rllib_architecture(module)
     net = build_policy(arch)
@@ -537,7 +537,7 @@ def export_rllib_module(
 ) -> Any:
     """Write RLlib ``module`` (a full, not inference-only, ``MaskedPPOTorchRLModule``) as rummy_env checkpoint
     ``path`` (``path.safetensors`` + ``path.json``); returns the ``MaskedActorCritic`` written."""
-    from rummy_env.checkpoints import save_checkpoint
+    from rummy_env.models.checkpoints import save_checkpoint
 
     if getattr(module, "inference_only", False):
         raise ValueError("an inference-only module has no trained value head: export the learner's module")

@@ -55,7 +55,7 @@ class LearnerSeatAEC(AECEnv):
         **env_config: Any,
     ):
         super().__init__()
-        from rummy_env.wrappers import SingleAgentEnv
+        from rummy_env.envs.wrappers import SingleAgentEnv
 
         self.single = SingleAgentEnv(
             profile,
@@ -131,13 +131,13 @@ class LearnerSeatAEC(AECEnv):
 class MaskedQNet(nn.Module):
     """A Q-network for Tianshou: ``forward(obs, state, info) -> (Q-values, state)``.
 
-    It is the trunk, policy MLP and policy head of a ``rummy_env.policy.MaskedActorCritic`` (its value head is
+    It is the trunk, policy MLP and policy head of a ``rummy_env.models.policy.MaskedActorCritic`` (its value head is
     unused), so that ``export_qnet`` writes it as a checkpoint whose greedy action is the DQN's greedy action.
     """
 
     def __init__(self, arch: dict[str, Any], seed: int | None = None):
         super().__init__()
-        from rummy_env.policy import build_policy
+        from rummy_env.models.policy import build_policy
 
         self.net = build_policy(arch, seed=seed)
         self.arch = dict(arch)
@@ -151,7 +151,7 @@ class MaskedQNet(nn.Module):
 
 def qnet_architecture(obs_size: int, num_actions: int, hidden: Sequence[int] = (256, 256), activation: str = "relu"):
     """The architecture dict of a ``MaskedQNet`` (a shared trunk of ``hidden`` layers, linear Q head)."""
-    from rummy_env.policy import architecture
+    from rummy_env.models.policy import architecture
 
     return architecture(obs_size, num_actions, trunk=list(hidden), activation=activation)
 
@@ -169,8 +169,8 @@ def export_qnet(
 ) -> Any:
     """Write ``qnet`` as rummy_env checkpoint ``path``: the Q-values are the policy logits (the greedy action is
     the DQN's), the value head is zero (a DQN learns no state value). Returns the ``MaskedActorCritic`` written."""
-    from rummy_env.checkpoints import save_checkpoint
-    from rummy_env.policy import build_policy
+    from rummy_env.models.checkpoints import save_checkpoint
+    from rummy_env.models.policy import build_policy
 
     net = build_policy(qnet.arch)
     state = {k: v.detach().cpu().to(torch.float32).clone() for k, v in qnet.net.state_dict().items()}

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from .cards import card_str, parse_card
+from ..core.cards import card_str, parse_card
 
 #: words accepted for the action kinds that need no card
 KIND_WORDS = {
@@ -54,8 +54,8 @@ class TerminalGame:
     ):
         import rummy_env
 
-        from . import bots
-        from .tournament import resolve_num_players
+        from .. import bots
+        from ..evaluation.tournament import resolve_num_players
 
         n = len(opponents) + 1
         resolve_num_players(profile, n)
@@ -241,7 +241,7 @@ def play(
 def _cmd_play(args: Any) -> int:
     import json
 
-    from .tournament import env_config_from_args
+    from ..evaluation.tournament import env_config_from_args
 
     env_config = env_config_from_args(args.profile, args.rounds, args.deals)
     scenario = None

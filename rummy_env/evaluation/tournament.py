@@ -244,7 +244,7 @@ class SessionRunner:
 
     def bot(self, entrant: int, seat: int, seed: int) -> Any:
         """The bot of ``entrant`` at ``seat``, reset with ``seed`` (loaded once)."""
-        from . import bots
+        from .. import bots
 
         key = (entrant, seat)
         b = self._bots.get(key)
@@ -347,7 +347,7 @@ def check_entrants(profile: str, specs: Sequence[str], num_players: int, env_con
     cannot play (unknown id, missing or mismatched checkpoint, no policy for the profile)."""
     import rummy_env
 
-    from . import bots
+    from .. import bots
 
     env = rummy_env.make(profile, num_players=num_players, **env_config)
     for spec in specs:
@@ -370,7 +370,7 @@ def check_entrants(profile: str, specs: Sequence[str], num_players: int, env_con
 
 def resolve_num_players(profile: str, num_players: int | None) -> int:
     """The table size: ``num_players`` or the profile's default; ``ValueError`` if the profile cannot seat it."""
-    from .profiles import PROFILES
+    from ..rules import PROFILES
 
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; available: {sorted(PROFILES)}")
@@ -438,7 +438,7 @@ def tournament(
     try:
         if backend == "ray":
             try:
-                from .integrations.ray_backend import play_session_task, run_matches_ray, session_tasks
+                from ..integrations.ray_backend import play_session_task, run_matches_ray, session_tasks
             except ImportError:
                 raise ValueError("backend='ray' needs ray: pip install 'rummy_env[rllib]'") from None
             tasks = session_tasks(profile, n, specs, env_config, plans)
@@ -854,7 +854,7 @@ def env_config_from_args(profile: str, rounds: Sequence[int] | None, deals: int 
 def _cmd_tournament(args: Any) -> int:
     env_config = env_config_from_args(args.profile, args.rounds, args.deals)
     if args.out is not None:  # before playing: a tournament's results must not be lost to an unwritable --out
-        from .cli import output_problem
+        from ..cli.commands import output_problem
 
         problem = output_problem(args.out, folder=True)
         if problem:

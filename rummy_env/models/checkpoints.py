@@ -40,7 +40,7 @@ Older checkpoints, saved before the fingerprint existed, have no ``layout_finger
 still checked) with one ``CheckpointFormatWarning`` per file, which says how to re-export them
 (``reexport_checkpoint``). When present, the field must be 64 lower-case hex digits and agree with the header copy.
 
-Only ``save_checkpoint`` / ``load_checkpoint`` of a network import torch (through ``rummy_env.policy``);
+Only ``save_checkpoint`` / ``load_checkpoint`` of a network import torch (through ``rummy_env.models.policy``);
 ``read_metadata`` does not.
 """
 

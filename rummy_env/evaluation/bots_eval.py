@@ -13,7 +13,7 @@ Figures per bot id (over all the seats it holds):
 and per match: `turn_cap_share` (rounds ended by the engine turn cap), `exhausted_share` (rounds ended with the
 stock and discard pile empty), `no_winner_share`, `mean_turns_per_round`, `max_turns_per_round`.
 
-``python -m rummy_env.bots_eval --profile contract --entrants heuristic random random random --sessions 500
+``python -m rummy_env.evaluation.bots_eval --profile contract --entrants heuristic random random random --sessions 500
 --workers 2`` prints them (``--json`` for the dict).
 """
 
@@ -68,7 +68,7 @@ def _play_chunk(job: tuple[str, list[str], int, list[int], dict[str, Any]]) -> l
     """Worker: play the sessions ``indices`` of a match; bots are built once and re-seeded per session."""
     import rummy_env
 
-    from . import bots as bot_registry
+    from .. import bots as bot_registry
 
     profile, entrants, seed, indices, config = job
     env = rummy_env.make(profile, wrapped=False, **config)
@@ -104,7 +104,7 @@ def evaluate(
     """Play ``sessions`` seeded sessions of ``profile`` between ``entrants`` (one bot id per seat) and summarise."""
     import rummy_env
 
-    from . import bots as bot_registry
+    from .. import bots as bot_registry
 
     probe = rummy_env.make(profile, wrapped=False, **config)
     n = len(probe.possible_agents)
@@ -193,14 +193,14 @@ def format_report(report: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: ``python -m rummy_env.bots_eval --entrants heuristic random random random``; usage errors
+    """Command line: ``python -m rummy_env.evaluation.bots_eval --entrants heuristic random random random``; usage errors
     (unknown profile or bot id, wrong number of entrants, counts out of range) are one line, exit code 2."""
     import sys
 
-    from .cli import ArgumentParser, count
-    from .profiles import PROFILES
+    from ..cli.commands import ArgumentParser, count
+    from ..rules import PROFILES
 
-    p = ArgumentParser(prog="python -m rummy_env.bots_eval", description="Seeded bot matches with rotated seats.")
+    p = ArgumentParser(prog="python -m rummy_env.evaluation.bots_eval", description="Seeded bot matches with rotated seats.")
     p.add_argument("--profile", default="contract", choices=list(PROFILES))
     p.add_argument(
         "--entrants", nargs="+", required=True, help="one bot id per seat, e.g. heuristic random random random"

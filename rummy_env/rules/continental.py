@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from ..continental_hand import RUN_LENGTH_PATTERNS
+from .continental_hand import RUN_LENGTH_PATTERNS
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 A usage error (an unknown profile, a count or duration out of range, an output path that cannot be written) is one
 line on stderr naming the flag and the allowed values, exit code 2, before any work is done. The argument types
-below (``count``, ``positive_seconds``) and ``output_problem`` are shared with ``rummy_env.bots_eval`` and the
+below (``count``, ``positive_seconds``) and ``output_problem`` are shared with ``rummy_env.evaluation.bots_eval`` and the
 training scripts.
 """
 
@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .engine import new_state
-from .profiles import PROFILES
+from ..engine import new_state
+from ..rules import PROFILES
 
 ENGINE_PROFILES = ("contract",)
 
@@ -83,7 +83,7 @@ def output_problem(path: str | os.PathLike[str], folder: bool = True) -> str | N
 
 
 def _finished_profiles() -> list[str]:
-    from . import engine
+    from .. import engine
 
     out = []
     for name in PROFILES:
@@ -204,7 +204,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         print(json.dumps(res))
         if not args.engine_only:
             try:
-                from .bench import bench_env
+                from ..evaluation.bench import bench_env
             except ImportError:
                 continue
             print(json.dumps(bench_env(profile, args.seconds, args.seed)))
@@ -212,7 +212,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_fuzz(args: argparse.Namespace) -> int:
-    from .fuzz import fuzz
+    from ..testing.fuzz import fuzz
 
     res = fuzz(profile=args.profile, decisions=args.decisions, seed=args.seed)
     print(json.dumps(res, indent=2))
@@ -243,8 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--decisions", type=count(0), default=500_000)
     p.add_argument("--seed", type=count(0), default=0)
     p.set_defaults(func=_cmd_fuzz)
+    from ..evaluation.tournament import add_tournament_command
     from .play import add_play_command
-    from .tournament import add_tournament_command
 
     add_tournament_command(sub)
     add_play_command(sub)

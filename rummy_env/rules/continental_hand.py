@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from .cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS
+from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS
 
 RUN_LENGTH_PATTERNS: tuple[tuple[int, ...], ...] = ((3, 3, 3, 3, 3), (4, 4, 4, 3), (5, 4, 3, 3))
 MIN_RUN = 3

@@ -40,9 +40,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .cards import JOKER, NUM_KINDS, NUM_RANKS, PENALTY
-from .engine import IllegalActionError, load_state, new_state
-from .melds import (
+from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS, PENALTY
+from ..core.melds import (
     GROUP,
     MAX_POS,
     RUN,
@@ -53,6 +52,7 @@ from .melds import (
     pos_kind,
     run_spec_cards,
 )
+from ..engine import IllegalActionError, load_state, new_state
 
 ACTION_KINDS = (
     "draw_stock",
@@ -1045,7 +1045,7 @@ def fuzz(
     """
     if policy not in ("mixed", *POLICIES):
         raise ValueError(f"policy={policy!r}: expected 'mixed', 'uniform' or 'biased'")
-    from .profiles import PROFILES
+    from ..rules import PROFILES
 
     if profile not in PROFILES:
         raise ValueError(f"profile={profile!r}: expected one of {list(PROFILES)}")

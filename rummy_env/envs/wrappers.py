@@ -1,7 +1,7 @@
 """``SingleAgentEnv``: one learning seat of a rummy table as a Gymnasium env, the other seats played by bots.
 
 ```python
-from rummy_env.wrappers import SingleAgentEnv
+from rummy_env.envs.wrappers import SingleAgentEnv
 env = SingleAgentEnv("contract", learner_seat="random", opponents=["heuristic", "random", "random"], rounds=(1,))
 obs, info = env.reset(seed=0)
 obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
@@ -50,9 +50,9 @@ from gymnasium import spaces
 
 import rummy_env
 
-from . import bots as bot_registry
-from .engine import ScenarioError
-from .envs.base import as_action
+from .. import bots as bot_registry
+from ..engine import ScenarioError
+from .base import as_action
 
 #: the keys of every info ``reset`` and ``step`` return
 INFO_KEYS = (
