@@ -12,28 +12,23 @@ import importlib
 from typing import Any
 
 from . import _aliases
+from .registry import GAMES, game
 
 _aliases.install()
 
 __version__ = "0.1.0"
 
-ENVS = {"contract": "contract_v0", "contract_gamerules": "contract_gamerules_v0", "continental": "continental_v0"}
+#: profile id -> env module (``rummy_env.contract_v0``), from the registry's descriptors
+ENVS = {g.id: g.env_module for g in GAMES.values()}
 #: PettingZoo AEC ids (``pettingzoo.make("aec", id, **config)``) -> env module
-PETTINGZOO_IDS = {f"rummy_env/{p}-v0": m for p, m in ENVS.items()}
+PETTINGZOO_IDS = {g.pettingzoo_id: g.env_module for g in GAMES.values()}
 #: Gymnasium ids of the single-seat ``SingleAgentEnv`` -> profile
-GYMNASIUM_IDS = {
-    "rummy_env/Contract-v0": "contract",
-    "rummy_env/ContractGamerules-v0": "contract_gamerules",
-    "rummy_env/Continental-v0": "continental",
-}
+GYMNASIUM_IDS = {g.gymnasium_id: g.id for g in GAMES.values()}
 
 
 def make(profile: str, wrapped: bool = True, **config: Any) -> Any:
-    """The PettingZoo AEC env of ``profile`` (``wrapped=False``: the raw env)."""
-    if profile not in ENVS:
-        raise ValueError(f"unknown profile {profile!r}; available: {sorted(ENVS)}")
-    mod = importlib.import_module(f"rummy_env.{ENVS[profile]}")
-    return mod.env(**config) if wrapped else mod.raw_env(**config)
+    """The PettingZoo AEC env of ``profile`` (``wrapped=False``: the raw env); ``ValueError`` for an unknown id."""
+    return game(profile).make_env(wrapped=wrapped, **config)
 
 
 def _register() -> list[str]:
@@ -71,4 +66,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'rummy_env' has no attribute {name!r}")
 
 
-__all__ = ["make", "ENVS", "PETTINGZOO_IDS", "GYMNASIUM_IDS", "REGISTERED", "__version__"]
+__all__ = ["make", "game", "GAMES", "ENVS", "PETTINGZOO_IDS", "GYMNASIUM_IDS", "REGISTERED", "__version__"]

@@ -113,10 +113,6 @@ class Game:
         """A state from a JSON scenario of this profile under ``rules``."""
         return _resolve(self.loader_path)(data, rules, seed=seed)
 
-    def num_units(self, rules: Any, rounds: Any = None) -> int:
-        """How many units (rounds / deals) a session of ``rules`` with session length ``rounds`` plays."""
-        return self.engine.session_units(rules, rounds)
-
     # encoding -------------------------------------------------------------------------------------------------
     def layout(self, rules: Any) -> Any:
         """The fixed action table (``num_actions``, named ranges, ``kind_of(a)``) of ``rules``."""
@@ -124,7 +120,7 @@ class Game:
 
     def observer(self, rules: Any, rounds: Any = None) -> Any:
         """The observer (``size``, ``low``, ``high``, named ``pieces``) of a session of ``rules``."""
-        return _resolve(self.observer_path)(rules, self.num_units(rules, rounds))
+        return _resolve(self.observer_path)(rules, rounds)
 
     def num_actions(self, num_players: int | None = None) -> int:
         """``Discrete(N)``'s N for a player count (default: the profile's)."""

@@ -537,14 +537,14 @@ def _layout_lines(profile: str = "contract", **env_config) -> list[str]:
     from rummy_env.encoding.fingerprint import layout_lines
 
     env = rummy_env.make(profile, wrapped=False, **env_config)
-    return layout_lines(env.state_.layout, env.observer)
+    return layout_lines(env.layout, env.observer)
 
 
 def test_fingerprint_changes_when_one_action_id_changes_meaning_at_the_same_size() -> None:
     from rummy_env.encoding.fingerprint import layout_fingerprint
 
     env = rummy_env.make("contract", wrapped=False)
-    lay, obs = env.state_.layout, env.observer
+    lay, obs = env.layout, env.observer
     base = layout_fingerprint(lay, obs)
     assert base == env.layout_fingerprint
     saved = list(lay.groups), list(lay.meld_kinds), list(lay.runs)
@@ -579,7 +579,7 @@ def test_fingerprint_changes_when_an_observation_piece_changes() -> None:
     from rummy_env.encoding.observation import Pieces
 
     env = rummy_env.make("continental", wrapped=False)
-    lay, obs = env.state_.layout, env.observer
+    lay, obs = env.layout, env.observer
     base = layout_fingerprint(lay, obs)
     rows = [(n, s, obs.pieces.docs[n]) for n, s in obs.pieces.shapes.items()]
     highs = {n: h for n, h in obs.pieces.highs.items()}

@@ -49,7 +49,7 @@ def test_env_docstring_action_ids_match_code(profile):
     import rummy_env
 
     doc = importlib.import_module(f"rummy_env.envs.{ENV_MODULES[profile]}").__doc__ or ""
-    layout = rummy_env.make(profile, wrapped=False).state_.layout
+    layout = rummy_env.make(profile, wrapped=False).layout
     want = {name: (first, last) for name, first, last, _ in layout.table_rows()}
     found = {}
     for name, first, last in re.findall(r"`(\w+)`\s*\|?\s*(\d+)(?:\.\.(\d+))?", doc):

@@ -47,7 +47,7 @@ def test_entry_points_and_sizes():
         assert type(a.unwrapped) is type(b.unwrapped) is continental_v0.raw_env
         assert a.possible_agents == b.possible_agents == [f"player_{i}" for i in range(n)]
         assert b.action_space("player_0").n == 109
-        assert b.unwrapped.state_.shoe.size == 106
+        assert b.unwrapped.rules.decks * 52 + b.unwrapped.rules.jokers == 106
     assert rummy_env.make("continental").possible_agents == [f"player_{i}" for i in range(4)]
 
 
@@ -130,3 +130,17 @@ def test_valid_hand_after_discard_is_not_visible_to_the_others(case):
     assert len(worlds["valid"]) == case[1]["num_players"] - 1
     for a, b in zip(worlds["valid"], worlds["invalid"], strict=True):
         assert np.array_equal(a, b)
+
+
+def test_rounds_is_the_session_length_and_deals_is_its_old_spelling() -> None:
+    """One session-length argument for every profile: ``rounds=N`` plays N deals; ``deals=N`` still works with a
+    ``DeprecationWarning``, and giving both is refused."""
+    env = rummy_env.make("continental", rounds=2)
+    env.reset(seed=1)
+    assert env.unwrapped.game_state()["deals"] == 2
+    with pytest.warns(DeprecationWarning, match="rounds="):
+        old = rummy_env.make("continental", deals=2)
+    old.reset(seed=1)
+    assert old.unwrapped.game_state() == env.unwrapped.game_state()
+    with pytest.raises(ValueError, match="once"):
+        rummy_env.make("continental", rounds=2, deals=2)

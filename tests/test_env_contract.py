@@ -821,7 +821,17 @@ def test_action_info_joker_strings():
         "seat": 1,
         "meld": 0,
     }
-    meld_infos = [u.action_info(a) for a in range(u.num_actions) if u.state_.layout.range_of(a).name == "meld"]
+    meld_infos = [u.action_info(a) for a in range(u.num_actions) if u.layout.range_of(a).name == "meld"]
     jokers = {c for i in meld_infos for c in i["cards"] if c.startswith("JK")}
     assert "JK(6D)" in jokers and "JK(7)" in jokers and "JK(AS)" in jokers and "JK(10)" in jokers
     assert all(c.startswith("JK(") and c.endswith(")") for c in jokers)
+
+
+def test_rounds_as_a_number_plays_the_first_rounds() -> None:
+    """``rounds=N`` (the session length every profile accepts) plays rounds 1..N; out of range is refused."""
+    env = rummy_env.make("contract", rounds=2)
+    env.reset(seed=3)
+    assert env.unwrapped.game_state()["rounds"] == [1, 2]
+    for bad in (0, 8, True):
+        with pytest.raises(ValueError, match="round"):
+            rummy_env.make("contract", rounds=bad)

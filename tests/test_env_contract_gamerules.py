@@ -33,10 +33,10 @@ def test_entry_points_and_sizes():
         assert type(a.unwrapped) is type(b.unwrapped) is contract_gamerules_v0.raw_env
         assert a.possible_agents == b.possible_agents == [f"player_{i}" for i in range(n)]
         u = b.unwrapped
-        assert "buy" not in u.state_.layout.ranges and "pass" not in u.state_.layout.ranges
+        assert "buy" not in u.layout.ranges and "pass" not in u.layout.ranges
         assert "must_place" in u.observer.pieces.shapes
         # B.2-1: 53 cards for 3-4 players, 106 for 5
-        assert u.state_.shoe.size == (106 if n == 5 else 53)
+        assert u.rules.decks * 52 + u.rules.jokers == (106 if n == 5 else 53)
     assert rummy_env.make("contract_gamerules").possible_agents == [f"player_{i}" for i in range(4)]
 
 
@@ -87,9 +87,9 @@ def test_round7_go_out_matches_brute_force(hand, ok):
         env.reset(seed=2, options={"scenario": build_scenario(case, hand, round_no=7)})
         u = env.unwrapped
         mask = u.action_mask("player_0")
-        assert bool(mask[u.state_.layout.GO_OUT]) is ok, case
+        assert bool(mask[u.layout.GO_OUT]) is ok, case
         if ok:
-            env.step(u.state_.layout.GO_OUT)
+            env.step(u.layout.GO_OUT)
             res = u.state_.round_results[-1]
             assert res["winner"] == 0 and res["reason"] == "out" and res["penalties"][0] == 0
             assert env.agents == [] or u.state_.is_terminal()

@@ -58,4 +58,4 @@ def test_final_round_discard_mask_and_oracle(allowed, extra):
     res = conformance.check_mask_exact(env, mask, np.random.default_rng(0), full=True, sample=0)
     checks, problems = conformance.oracle_gamerules(env, mask)
     assert not res["mismatches"] and not problems and checks >= 1
-    assert bool(mask[u.state_.layout.GO_OUT]) is (allowed and "KH" in hand)
+    assert bool(mask[u.layout.GO_OUT]) is (allowed and "KH" in hand)

@@ -328,6 +328,18 @@ class ContinentalObserver:
         return out
 
 
+def contract_observer(rules: Any, rounds: Any = None) -> ContractObserver:
+    """The observer of a Contract-family session of ``rules`` (every session length observes alike)."""
+    shoe = Shoe(rules.decks, rules.jokers)
+    return ContractObserver(rules, rules.num_players, rules.num_rounds, rules.max_melds_per_seat, shoe.size)
+
+
+def continental_observer(rules: Any, rounds: Any = None) -> ContinentalObserver:
+    """The observer of a Continental session of ``rules`` and ``rounds`` deals (None: ``rules.num_deals``)."""
+    deals = rules.num_deals if rounds is None else int(rounds)
+    return ContinentalObserver(rules, rules.num_players, deals, Shoe(rules.decks, rules.jokers).size)
+
+
 def max_payment(rules: Any) -> int:
     """C.1-6: an upper bound of what one opponent pays a declarer (base + wilds or no-wild bonus + first-turn
     bonus + one-suit bonus; wilds counted as if every card of a 16-card hand were a joker)."""

@@ -8,23 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..rules import PROFILES, get_rules
+from ..registry import GAMES, game
+from ..rules import get_rules
 from .common import IllegalActionError, ScenarioError
 
 
 def new_state(profile: str = "contract", seed: int | None = None, rounds: Any = None, **rule_overrides: Any):
-    """A new seeded session of ``profile`` (all rounds, or the given subset ``rounds``; for ``continental`` the
-    number of deals)."""
+    """A new seeded session of ``profile``. ``rounds`` is the session length every profile accepts: None (all),
+    a number N (the first N rounds; continental: N deals) or, in the contract profiles, a sequence of round
+    numbers."""
     rules = get_rules(profile, **rule_overrides)
-    if profile in ("contract", "contract_gamerules"):
-        from .contract import ContractState
-
-        return ContractState(rules, seed=seed, rounds=rounds)
-    if profile == "continental":
-        from .continental import ContinentalState
-
-        return ContinentalState(rules, seed=seed, deals=rounds)
-    raise ValueError(f"profile {profile!r} has no engine yet")
+    return game(profile).new_state(rules, seed=seed, rounds=rounds)
 
 
 def load_state(data: dict[str, Any], seed: int | None = None, **rule_overrides: Any):
@@ -36,32 +30,22 @@ def load_state(data: dict[str, Any], seed: int | None = None, **rule_overrides: 
     if not isinstance(data, dict):
         raise ScenarioError(f"a scenario must be a dict, got {type(data).__name__}")
     profile = data.get("profile", "contract")
-    if not isinstance(profile, str) or profile not in PROFILES:
-        raise ScenarioError(f"'profile' must be one of {sorted(PROFILES)}, got {profile!r}")
+    if not isinstance(profile, str) or profile not in GAMES:
+        raise ScenarioError(f"'profile' must be one of {sorted(GAMES)}, got {profile!r}")
+    g = game(profile)
     overrides = dict(rule_overrides)
     if "num_players" not in overrides:
         n = _scenario_players(data)
-        base = PROFILES[profile]
-        if n is not None and not base.min_players <= n <= base.max_players:
+        if n is not None and not g.min_players <= n <= g.max_players:
             key = "'num_players'" if "num_players" in data else "'hands' (one list per seat)"
-            raise ScenarioError(
-                f"{key} gives {n} players; profile {profile!r} seats {base.min_players}..{base.max_players}"
-            )
-        if n is not None and n != base.num_players:
+            raise ScenarioError(f"{key} gives {n} players; profile {profile!r} seats {g.min_players}..{g.max_players}")
+        if n is not None and n != g.default_players:
             overrides["num_players"] = n
     try:
         rules = get_rules(profile, **overrides)
     except ValueError as exc:
         raise ScenarioError(f"rules for this scenario: {exc}") from None
-    if profile in ("contract", "contract_gamerules"):
-        from .contract import load_state as _load
-
-        return _load(data, rules, seed=seed)
-    if profile == "continental":
-        from .continental import load_state as _load_continental
-
-        return _load_continental(data, rules, seed=seed)
-    raise ScenarioError(f"profile {profile!r} has no engine yet")
+    return g.load_state(data, rules, seed=seed)
 
 
 def _scenario_players(data: dict[str, Any]) -> int | None:

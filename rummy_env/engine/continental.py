@@ -18,6 +18,7 @@ the 15 left are valid or not. With ``declare_mandatory`` a discard that leaves a
 from __future__ import annotations
 
 import copy
+import warnings
 from typing import Any
 
 from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS, Shoe, card_str
@@ -78,7 +79,16 @@ LAYOUT = ContinentalLayout()
 class ContinentalState(EngineState):
     """A Continental session in progress: one seeded game, all its deals."""
 
-    def __init__(self, rules: ContinentalRules, seed: int | None = None, deals: int | None = None):
+    @staticmethod
+    def check_session_length(rules: ContinentalRules, rounds: Any) -> int:
+        """The number of deals a session of ``rounds`` plays; ``ValueError`` saying what is allowed."""
+        return _check_deals(rules, rounds)
+
+    def __init__(
+        self, rules: ContinentalRules, seed: int | None = None, rounds: int | None = None, *, deals: int | None = None
+    ):
+        """A new session of ``rounds`` deals (None: ``rules.num_deals``); ``deals=`` is the deprecated spelling."""
+        rounds = deprecated_deals(rounds, deals)
         self.rules = rules
         self.layout = LAYOUT
         self.n = rules.num_players
@@ -86,7 +96,7 @@ class ContinentalState(EngineState):
         self.copies = self.shoe.copies_list()
         self.rng = make_rng(seed)
         self.seed = seed
-        self.num_deals = _check_deals(rules, deals)
+        self.num_deals = _check_deals(rules, rounds)
         self.deal_index = 0
         self.scores = [0] * self.n
         self.round_results: list[dict[str, Any]] = []
@@ -420,8 +430,24 @@ def _check_deals(rules: ContinentalRules, deals: Any) -> int:
     if deals is None:
         return rules.num_deals
     if not isinstance(deals, int) or isinstance(deals, bool) or deals < 1:
-        raise ValueError(f"deals={deals!r}: expected a positive number of deals")
+        raise ValueError(f"rounds={deals!r}: expected a positive number of deals")
     return deals
+
+
+def deprecated_deals(rounds: Any, deals: Any) -> Any:
+    """The session length from ``rounds`` or the old spelling ``deals`` (``DeprecationWarning``; not both)."""
+    if deals is None:
+        return rounds
+    if rounds is not None:
+        raise ValueError(f"rounds={rounds!r} and deals={deals!r}: give the session length once, as rounds=")
+    warnings.warn("deals= is the old spelling of rounds= (the session length of every profile); use rounds=",
+                  DeprecationWarning, stacklevel=3)
+    return deals
+
+
+def layout_for(rules: ContinentalRules) -> ContinentalLayout:
+    """The action table of ``rules`` (one for every continental rules object)."""
+    return LAYOUT
 
 
 def load_state(data: dict[str, Any], rules: ContinentalRules, seed: int | None = None) -> ContinentalState:
@@ -478,4 +504,4 @@ def load_state(data: dict[str, Any], rules: ContinentalRules, seed: int | None =
     return st
 
 
-__all__ = ["ContinentalState", "ContinentalLayout", "LAYOUT", "load_state", "PHASES"]
+__all__ = ["ContinentalState", "ContinentalLayout", "LAYOUT", "layout_for", "load_state", "PHASES"]

@@ -101,7 +101,12 @@ def layout_for(rules: ContractRules) -> ActionLayout:
 class ContractState(EngineState):
     """A Contract Rummy session in progress: one seeded game, all its rounds."""
 
-    def __init__(self, rules: ContractRules, seed: int | None = None, rounds: tuple[int, ...] | None = None):
+    @staticmethod
+    def check_session_length(rules: ContractRules, rounds: Any) -> tuple[int, ...]:
+        """The round numbers a session of ``rounds`` plays; ``ValueError`` saying what is allowed."""
+        return _check_rounds(rules, rounds)
+
+    def __init__(self, rules: ContractRules, seed: int | None = None, rounds: int | tuple[int, ...] | None = None):
         self.rules = rules
         self.layout = layout_for(rules)
         self.n = rules.num_players
@@ -1261,8 +1266,15 @@ def _sub_multisets(avail: list[int], size: int, distinct: bool) -> list[tuple[in
 
 
 def _check_rounds(rules: ContractRules, rounds: Any) -> tuple[int, ...]:
+    """The rounds a session plays: all (None), the first N (an int, the session length every profile accepts) or
+    the given round numbers (a sequence)."""
     if rounds is None:
         return tuple(range(1, rules.num_rounds + 1))
+    if isinstance(rounds, int) and not isinstance(rounds, bool):
+        if not 1 <= rounds <= rules.num_rounds:
+            raise ValueError(f"rounds={rounds!r}: expected a number of rounds 1..{rules.num_rounds} or a sequence "
+                             f"of round numbers")
+        return tuple(range(1, rounds + 1))
     try:
         out = tuple(int(r) for r in rounds)
     except (TypeError, ValueError):

@@ -26,8 +26,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from ..core.cards import NUM_KINDS
+from ..core.cards import NUM_KINDS, Shoe
 from ..engine import IllegalActionError
+from ..registry import game
 
 REWARD_MODES = ("penalty", "relative", "win")
 ILLEGAL_MODES = ("raise", "terminate")
@@ -81,8 +82,13 @@ class RummyAECEnv(AECEnv):
     #: reward modes this profile offers (the first is the default)
     reward_modes: tuple[str, ...] = REWARD_MODES
 
+    #: the profile id; its ``Game`` descriptor (``rummy_env.registry``) supplies rules, engine, actions, observer
+    profile: str = ""
+
     def __init__(
         self,
+        rules: Any,
+        rounds: Any = None,
         render_mode: str | None = None,
         reward: str | None = None,
         illegal_action: str = "raise",
@@ -105,20 +111,27 @@ class RummyAECEnv(AECEnv):
                 raise ValueError(f"max_cycles={max_cycles!r}; allowed: None or a positive integer")
             if max_steps is not None:
                 raise ValueError(f"max_cycles={max_cycles} and max_steps={max_steps}: give one of them")
+        self.game = game(self.profile)
+        self.rules = rules
+        self.rounds = rounds
+        # the session length is checked here, before any reset, as the engine checks it
+        self.game.engine.check_session_length(rules, rounds)
         self.render_mode = render_mode
         self.reward_mode = reward
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.max_steps = max_steps
-        self.state_ = self._new_state(seed=None)
-        n = self.state_.n
+        #: the engine state (private: read it through the accessors below and ``public_view``)
+        self._state: Any = None
+        n = rules.num_players
         self.max_cycles = max_cycles
         if max_cycles is not None:  # PettingZoo's cycle: as many decisions as there are agents
             self.max_steps = max_cycles * n
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        self.observer = self._make_observer(self.state_)
-        self.num_actions = self.state_.layout.num_actions
+        self.layout = self.game.layout(rules)
+        self.observer = self.game.observer(rules, rounds)
+        self.num_actions = self.layout.num_actions
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(
@@ -127,7 +140,7 @@ class RummyAECEnv(AECEnv):
                 "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8),
             }
         )
-        copies = np.asarray(self.state_.shoe.copies_list(), dtype=np.float32)
+        copies = np.asarray(Shoe(rules.decks, rules.jokers).copies_list(), dtype=np.float32)
         self.state_space = spaces.Box(
             low=np.zeros(n * NUM_KINDS + NUM_KINDS + n + self.observer.size, dtype=np.float32),
             high=np.concatenate([np.tile(copies, n + 1), np.ones(n, dtype=np.float32), self.observer.high]),
@@ -146,12 +159,52 @@ class RummyAECEnv(AECEnv):
         self._seed_stream: np.random.Generator | None = None
         self._was_reset = False
 
-    # profile hooks ------------------------------------------------------------------------------------------
-    def _new_state(self, seed: int | None, scenario: dict[str, Any] | None = None) -> Any:  # pragma: no cover
-        raise NotImplementedError
+    def _new_state(self, seed: int | None, scenario: dict[str, Any] | None = None) -> Any:
+        if scenario is not None:
+            return self.game.load_state(scenario, self.rules, seed=seed)
+        return self.game.new_state(self.rules, seed=seed, rounds=self.rounds)
 
-    def _make_observer(self, state: Any) -> Any:  # pragma: no cover
-        raise NotImplementedError
+    # documented read-only accessors (everything above the env reads these, never the engine state) ------------
+    @property
+    def state_(self) -> Any:
+        """Deprecated: the private engine state. Use ``public_view(agent)``, ``game_state()`` and the accessors."""
+        warnings.warn(
+            "env.unwrapped.state_ is private; read public_view(agent), game_state(), session_over, round_results, "
+            "scores, current_seat or turn instead",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self._state
+
+    @state_.setter
+    def state_(self, state: Any) -> None:
+        warnings.warn("env.unwrapped.state_ is private; start positions with reset(options={'scenario': ...})",
+                      DeprecationWarning, stacklevel=2)
+        self._state = state
+
+    @property
+    def session_over(self) -> bool:
+        """The session has ended (every round played, or the turn cap / a terminating illegal action hit)."""
+        return self._state is not None and self._state.is_terminal()
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Cumulative score per seat (penalties or payments, ``game.score_name``) of the finished rounds."""
+        return tuple(self._state.scores) if self._state is not None else ()
+
+    @property
+    def current_seat(self) -> int:
+        """The seat whose decision it is (-1 once the session is over or before ``reset``)."""
+        return -1 if self._state is None or self._state.is_terminal() else int(self._state.current_player)
+
+    @property
+    def turn(self) -> int:
+        """Turns taken in the current round (a progress counter: it grows while the game moves)."""
+        return int(self._state.turn) if self._state is not None else 0
+
+    def public_view(self, agent: str) -> Any:
+        """Everything ``agent`` may know, as a typed frozen view (``rummy_env.engine.view``)."""
+        return self._state.public_view(self._seat(agent))
 
     @property
     def layout_fingerprint(self) -> str:
@@ -159,7 +212,7 @@ class RummyAECEnv(AECEnv):
         entry means (``rummy_env.encoding.fingerprint``); checkpoints record it and ``load_checkpoint`` checks it."""
         from ..encoding.fingerprint import layout_fingerprint
 
-        return layout_fingerprint(self.state_.layout, self.observer)
+        return layout_fingerprint(self.layout, self.observer)
 
     # spaces -------------------------------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -191,7 +244,7 @@ class RummyAECEnv(AECEnv):
             game_seed = int(self._seed_stream.integers(2**63))
         else:
             game_seed = None
-        self.state_ = self._new_state(game_seed, scenario)
+        self._state = self._new_state(game_seed, scenario)
         self._was_reset = True
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -204,7 +257,7 @@ class RummyAECEnv(AECEnv):
         for i, space in enumerate(self.action_spaces.values()):
             if seed is not None:
                 space.seed(seed + i)
-        self._after_move(rounds_before=len(self.state_.round_results))
+        self._after_move(rounds_before=len(self._state.round_results))
 
     def _scenario_option(self, options: Any) -> dict[str, Any] | None:
         if options is None:
@@ -240,7 +293,7 @@ class RummyAECEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": float32 vector from agent's seat, "action_mask": int8}`` (mask zero off turn)."""
         seat = self._seat(agent)
-        obs = self.observer.encode(self.state_, seat)
+        obs = self.observer.encode(self._state, seat)
         return {"observation": obs, "action_mask": self.action_mask(agent)}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
@@ -254,7 +307,7 @@ class RummyAECEnv(AECEnv):
         It CONTAINS HIDDEN INFORMATION — every seat's hand and the stock's contents (as counts per kind, not its
         order) — so it must never be fed to a policy that acts; layout ``STATE_DOC``.
         """
-        st = self.state_
+        st = self._state
         n = st.n
         out = np.zeros(self.state_space.shape, dtype=np.float32)
         for p in range(n):
@@ -273,7 +326,7 @@ class RummyAECEnv(AECEnv):
         """The round and session results so far: ``round_results`` (one dict per finished round / deal, with
         ``round``, ``winner``, ``reason`` and ``penalties`` or ``payments``), ``scores`` (cumulative, per seat),
         ``session_over`` and ``winners`` (seats, once the session is over; else None)."""
-        st = self.state_
+        st = self._state
         over = st.is_terminal()
         return {
             "round_results": [dict(r) for r in st.round_results],
@@ -289,7 +342,7 @@ class RummyAECEnv(AECEnv):
 
     def action_mask(self, agent: str) -> np.ndarray:
         """int8 mask of ``agent``'s legal actions (all zeros when it is not ``agent``'s decision)."""
-        st = self.state_
+        st = self._state
         seat = self._seat(agent)
         if st.current_player != seat or not self.agents or self.terminations.get(agent) or self.truncations.get(agent):
             return np.zeros(self.num_actions, dtype=np.int8)
@@ -313,7 +366,7 @@ class RummyAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        st = self.state_
+        st = self._state
         rounds_before = len(st.round_results)
         if action is not None:
             action = as_action(action, self.num_actions)
@@ -333,7 +386,7 @@ class RummyAECEnv(AECEnv):
 
     def _blank_info(self) -> dict[str, Any]:
         """The info of every agent after every reset / step: the same keys (``INFO_KEYS``), int or bool values."""
-        st = self.state_
+        st = self._state
         return {
             "round": int(st.round),
             "round_over": False,
@@ -355,7 +408,7 @@ class RummyAECEnv(AECEnv):
         self._accumulate_rewards()
 
     def _after_move(self, rounds_before: int) -> None:
-        st = self.state_
+        st = self._state
         self.rewards = {a: 0.0 for a in self.agents}
         results = st.round_results
         capped = False
@@ -403,8 +456,8 @@ class RummyAECEnv(AECEnv):
                     self.rewards[a] += (mean - pens[i]) / self.reward_scale
 
     def _win_rewards(self) -> None:
-        win = set(self.state_.winners())
-        n = self.state_.n
+        win = set(self._state.winners())
+        n = self._state.n
         k = len(win)
         for i, a in enumerate(self.possible_agents):
             if k == n:
@@ -414,19 +467,19 @@ class RummyAECEnv(AECEnv):
     # extras -------------------------------------------------------------------------------------------------
     def describe_action(self, action: int) -> str:
         """The engine's readable description of ``action`` for the player to move."""
-        return self.state_.describe_action(int(action))
+        return self._state.describe_action(int(action))
 
     def action_info(self, action: int) -> dict[str, Any]:
         """Structured description of ``action`` (schema in the README)."""
-        return self.state_.action_info(int(action))
+        return self._state.action_info(int(action))
 
     def game_state(self) -> dict[str, Any]:
         """The engine's JSON state (the scenario format): hands, piles, table, scores, phase."""
-        return self.state_.to_json()
+        return self._state.to_json()
 
     def observation_pieces(self, agent: str) -> dict[str, np.ndarray]:
         """The observation of ``agent`` as a dict of named, shaped views."""
-        return self.observer.pieces.views(self.observer.encode(self.state_, self._seat(agent)))
+        return self.observer.pieces.views(self.observer.encode(self._state, self._seat(agent)))
 
     def render(self) -> str | None:
         """``ansi``: return the table as text; ``human``: print it."""

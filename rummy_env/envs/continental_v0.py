@@ -59,8 +59,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.cards import card_str
-from ..encoding.observation import ContinentalObserver
-from ..engine.continental import ContinentalState, load_state
+from ..engine.continental import deprecated_deals
 from ..rules import get_rules
 from .base import RummyAECEnv, wrap
 
@@ -77,16 +76,17 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
         num_players: int = 4,
         render_mode: str | None = None,
         reward: str | None = None,
-        deals: int | None = None,
+        rounds: int | None = None,
         illegal_action: str = "raise",
         max_steps: int | None = None,
         max_cycles: int | None = None,
         illegal_reward: float = -1.0,
+        deals: int | None = None,
         **rule_overrides: Any,
     ):
-        self.rules = get_rules(self.profile, num_players=num_players, **rule_overrides)
-        self.deals = deals
         super().__init__(
+            get_rules(self.profile, num_players=num_players, **rule_overrides),
+            deprecated_deals(rounds, deals),
             render_mode=render_mode,
             reward=reward,
             illegal_action=illegal_action,
@@ -95,17 +95,9 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
             max_cycles=max_cycles,
         )
 
-    def _new_state(self, seed: int | None, scenario: dict[str, Any] | None = None) -> ContinentalState:
-        if scenario is not None:
-            return load_state(scenario, self.rules, seed=seed)
-        return ContinentalState(self.rules, seed=seed, deals=self.deals)
-
-    def _make_observer(self, state: ContinentalState) -> ContinentalObserver:
-        return ContinentalObserver(self.rules, self.rules.num_players, state.num_deals, state.shoe.size)
-
     def state_text(self) -> str:
         """The table as text."""
-        st = self.state_
+        st = self._state
         top = card_str(st.discard[-1], symbols=True) if st.discard else "-"
         lines = [
             f"Deal {st.round} of {st.num_deals}, dealer P{st.dealer}, turn {st.turn}, stock {len(st.stock)}, "

@@ -90,8 +90,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.cards import SUIT_SYMBOLS, card_str
-from ..encoding.observation import ContractObserver
-from ..engine.contract import ContractState, load_state
 from ..rules import get_rules
 from .base import RummyAECEnv, wrap
 
@@ -118,9 +116,9 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
         illegal_reward: float = -1.0,
         **rule_overrides: Any,
     ):
-        self.rules = get_rules(self.profile, **rule_overrides)
-        self.rounds = rounds
         super().__init__(
+            get_rules(self.profile, **rule_overrides),
+            rounds,
             render_mode=render_mode,
             reward=reward,
             illegal_action=illegal_action,
@@ -129,18 +127,9 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
             max_cycles=max_cycles,
         )
 
-    def _new_state(self, seed: int | None, scenario: dict[str, Any] | None = None) -> ContractState:
-        if scenario is not None:
-            return load_state(scenario, self.rules, seed=seed)
-        return ContractState(self.rules, seed=seed, rounds=self.rounds)
-
-    def _make_observer(self, state: ContractState) -> ContractObserver:
-        r = self.rules
-        return ContractObserver(r, r.num_players, r.num_rounds, r.max_melds_per_seat, state.shoe.size)
-
     def state_text(self) -> str:
         """The table as text: seats, melds, scores, discard top, the decision and the actor's hand."""
-        st = self.state_
+        st = self._state
         lines = []
         g, r = st.contract
         lines.append(

@@ -20,7 +20,7 @@ def action_table(profile: str, **config: object) -> str:
     """The action ranges of an env as a markdown table."""
     env = rummy_env.make(profile, wrapped=False, **config)
     rows = ["| range | first id | last id | size |", "|---|---|---|---|"]
-    for name, first, last, size in env.state_.layout.table_rows():
+    for name, first, last, size in env.layout.table_rows():
         rows.append(f"| `{name}` | {first} | {last} | {size} |")
     return "\n".join(rows)
 

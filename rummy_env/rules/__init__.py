@@ -1,4 +1,6 @@
-"""Game profiles: one frozen rules object per rule document, looked up by id."""
+"""Rules layer: one frozen rules object per rule document (``ContractRules``, ``ContinentalRules``) and the pure
+rules functions of each profile family (``continental_hand``: the Continental hand solver). ``get_rules(id)``
+asks the registry (``rummy_env.registry``), which also applies the player-count adjustments of a document."""
 
 from __future__ import annotations
 
@@ -16,13 +18,9 @@ PROFILES: dict[str, Any] = {
 
 def get_rules(profile: str, **overrides: Any) -> Any:
     """The rules object of ``profile`` with optional field overrides; ``ValueError`` for unknown names."""
-    if profile not in PROFILES:
-        raise ValueError(f"unknown profile {profile!r}; available: {sorted(PROFILES)}")
-    rules = PROFILES[profile]
-    if profile == "contract_gamerules" and overrides.get("num_players") == 5 and "decks" not in overrides:
-        # B.2-1: five players use the 2 x 52 + 2 jokers pack for the whole session
-        overrides = {"decks": 2, "jokers": 2, **overrides}
-    return rules.with_overrides(**overrides) if overrides else rules
+    from ..registry import game
+
+    return game(profile).rules(**overrides)
 
 
 __all__ = [
