@@ -4,33 +4,15 @@
     python training/ppo.py --config configs/ppo_contract.yaml --set seed=2 --total-steps 2e6
     python training/ppo.py --config configs/ppo_contract.yaml --resume runs/<run>/checkpoints/latest
 
-How it works (the full guide: docs/training.md)
------------------------------------------------
-* **Seats and the opponent pool.** Every environment is a whole table. At each deal every seat draws a role from
-  ``pool_weights``: ``current`` (the network being trained), ``past`` (a frozen snapshot of it, taken every
-  ``snapshot_every`` updates, or a checkpoint of ``pool_checkpoints``), ``heuristic`` or ``random``. At least one
-  seat is ``current``. All ``current`` seats share the one network (parameter sharing) and all of their decisions
-  are training data; the other seats are part of the environment.
-* **Rollout.** ``num_envs`` tables are stepped together; the decisions of all ``current`` seats of all tables are
-  answered by one batched forward pass (and those of each snapshot by another). Each transition (a row of the
-  ``RolloutBuffer``) stores the observation, the action mask, the action, its log-probability and the value.
-* **Rewards.** A seat's transition gets exactly the rewards *that seat* receives from its decision up to its next
-  decision (``env.rewards[agent]`` after every step of any seat); nothing of another seat's reward is ever added
-  (``tests/test_training.py`` checks it). GAE runs along each seat's own chain of decisions. A chain cut by the end
-  of the rollout is bootstrapped with the value of that seat's current observation.
-* **Update.** PPO-clip with the masks from the buffer: the policy head is evaluated on the legal actions of each
-  stored mask only (``rummy_env.models.policy``), so illegal actions have probability zero in the update too.
-* **Evaluation and logs.** Every ``eval_every`` updates the greedy policy plays ``eval_sessions`` sessions at a
-  rotating seat against ``random`` and ``heuristic`` tables; TensorBoard logs go to ``runs/<run name>``
-  (``tensorboard --logdir runs``), with ``progress.jsonl`` / ``eval.jsonl`` beside them.
-
-The helpers beside this file: ``opponent_pool.py`` (the roles of the seats, the frozen snapshots),
-``ppo_workers.py`` (with ``num_workers >= 1`` the tables live in worker processes that collect the next rollout
-while the learner updates on the previous one; messages go in a fixed order, so a run is reproducible for a seed
-and ``num_workers``), ``warm_start.py`` (``bc_decisions: N``: imitate ``bc_teacher`` before PPO) and ``resume.py``
-(checkpoint metadata, optimizer state, ``--resume``). Checkpoints are written through ``rummy_env.checkpoints``
-(safetensors + JSON, never pickle): ``runs/<run>/checkpoints/latest`` every ``save_every`` updates and at the end,
-and ``save_path`` at the end.
+Top to bottom: the config; the rollout (``Collector`` steps ``num_envs`` whole tables together, each seat played by
+a role of the opponent pool, the decisions of all ``current`` seats answered by one batched forward pass, and fills a
+``RolloutBuffer``: observation, action mask, action, log-probability, value, and exactly the rewards that seat
+receives up to its next decision); GAE along each seat's own chain of decisions; the PPO-clip update, evaluated on the
+stored masks' legal actions only; evaluation and logging (TensorBoard, ``progress.jsonl``, ``eval.jsonl`` under
+``runs/<run name>``); ``main``. The helpers beside it: ``opponent_pool.py`` (roles of the seats, frozen snapshots),
+``ppo_workers.py`` (``num_workers >= 1``: tables in worker processes collecting the next rollout while the learner
+updates), ``warm_start.py`` (``bc_decisions``: imitate ``bc_teacher`` first), ``resume.py`` (checkpoint metadata,
+optimizer state, ``--resume``). The full guide: docs/training.md.
 """
 
 from __future__ import annotations
@@ -213,23 +195,6 @@ class RolloutBuffer:
             bootstrap=np.asarray(rows["bootstrap"], dtype=np.float32),
             chain=np.asarray(rows["chain"], dtype=np.int64),
             **rest,
-        )
-
-    @classmethod
-    def concat(cls, parts: list[RolloutBuffer]) -> RolloutBuffer:
-        """The rollouts of several workers as one; ``next`` links are shifted by the rows before each part."""
-        if len(parts) == 1:
-            return parts[0]
-        offsets = [sum(len(p) for p in parts[:k]) for k in range(len(parts))]
-        arrays = {key: np.concatenate([getattr(p, key) for p in parts]) for key in cls.ROWS if key != "next"}
-        return cls(
-            **arrays,
-            next=np.concatenate([np.where(p.next >= 0, p.next + off, -1) for p, off in zip(parts, offsets)]),
-            env_steps=sum(p.env_steps for p in parts),
-            episodes=[ep for p in parts for ep in p.episodes],
-            reward_after_cut=sum(p.reward_after_cut for p in parts),
-            collect_seconds=max(p.collect_seconds for p in parts),
-            collect_cpu_seconds=max(p.collect_cpu_seconds for p in parts),
         )
 
 
@@ -547,7 +512,7 @@ class RunLog:
         self.writer = SummaryWriter(str(self.dir))
         self.writer.add_text("config", "\n".join(f"    {k}: {v!r}" for k, v in dataclasses.asdict(cfg).items()))
 
-    def progress(self, run: RunState, batch: RolloutBuffer, stats: dict[str, float], t: dict[str, float]) -> dict:
+    def progress(self, run: RunState, batch: RolloutBuffer, stats: dict[str, float], **t: float) -> dict[str, Any]:
         """One update's figures (``t``: lr, sps, elapsed, wait, update_seconds, update_cpu) to TensorBoard and
         progress.jsonl; returns the line written."""
         w, step = self.writer, run.global_step
@@ -582,19 +547,42 @@ class RunLog:
             f.write(json.dumps(row) + "\n")
         return row
 
-    def evaluation(self, ev: dict[str, Any], step: int, update: int, wall: float) -> None:
+    def evaluation(self, ev: dict[str, Any], run: RunState, wall: float) -> None:
         """Evaluation figures to TensorBoard (``eval/<opponent>/*``) and eval.jsonl."""
         for opp, m in ev.items():
             if "skipped" in m:
                 continue
-            self.writer.add_scalar(f"eval/{opp}/{m['metric']}_policy", m["policy"], step)
-            self.writer.add_scalar(f"eval/{opp}/{m['metric']}_opponents", m["opponents"], step)
-            self.writer.add_scalar(f"eval/{opp}/difference", m["difference"], step)
-            self.writer.add_scalar(f"eval/{opp}/rounds_won_share", m["policy_rounds_won_share"], step)
+            self.writer.add_scalar(f"eval/{opp}/{m['metric']}_policy", m["policy"], run.global_step)
+            self.writer.add_scalar(f"eval/{opp}/{m['metric']}_opponents", m["opponents"], run.global_step)
+            self.writer.add_scalar(f"eval/{opp}/difference", m["difference"], run.global_step)
+            self.writer.add_scalar(f"eval/{opp}/rounds_won_share", m["policy_rounds_won_share"], run.global_step)
+        row = {"update": run.update, "global_step": run.global_step, "wall_seconds": round(wall, 1), "eval": ev}
         with open(self.dir / "eval.jsonl", "a") as f:
-            f.write(
-                json.dumps({"update": update, "global_step": step, "wall_seconds": round(wall, 1), "eval": ev}) + "\n"
-            )
+            f.write(json.dumps(row) + "\n")
+
+    def summary(self, cfg: Config, run: RunState, meta: dict[str, Any], wall: float, ppo_wall: float) -> dict:
+        """The run's summary (returned by ``main``), printed with the final evaluation; closes the TensorBoard log."""
+        self.writer.close()
+        ppo_steps = run.global_step - run.start_step
+        summary = {
+            "run": self.name,
+            "run_dir": str(self.dir),
+            "checkpoint": str(cfg.save_path or self.dir / "checkpoints" / "latest"),
+            "env_steps": run.global_step,
+            "updates": run.update,
+            "wall_seconds": round(wall, 1),
+            "env_steps_per_second": round(ppo_steps / ppo_wall),
+            "evaluation": meta["evaluation"],
+        }
+        print(
+            f"\n{cfg.profile} ({meta['num_players']} players): {ppo_steps} env steps of PPO in {ppo_wall:.0f} s "
+            f"({summary['env_steps_per_second']} steps/s incl. updates and evaluations), {run.update} updates"
+            + (f", after a {run.bc_seconds:.0f} s warm start" if run.bc_done else "")
+            + f"; checkpoint {summary['checkpoint']}"
+        )
+        for m in meta["evaluation"].values():
+            print("  " + format_match(m))
+        return summary
 
 
 def short(m: dict[str, Any]) -> str:
@@ -631,15 +619,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     pool = SnapshotPool(cfg, arch, num_players, log.dir / "pool")
     run = resume_run(cfg, model, optimizer, arch, num_players, pool) if cfg.resume else RunState()
     rng = np.random.default_rng([cfg.seed, 10_000 + run.update])
-    start_step, num_updates = run.global_step, max(1, math.ceil(cfg.total_steps / cfg.steps_per_update))
+    num_updates = max(1, math.ceil(cfg.total_steps / cfg.steps_per_update))
     start = time.perf_counter()
     if cfg.bc_decisions and not cfg.resume:
         teacher = Rollouts(cfg, Collector, teacher=cfg.bc_teacher)
         run.bc_done = warm_start(model, optimizer, cfg, rng, log.writer, teacher, ppo_update)
     run.bc_seconds = time.perf_counter() - start
 
-    def metadata(evaluation: dict[str, Any]) -> dict[str, Any]:
-        wall = time.perf_counter() - start
+    def metadata(evaluation: dict[str, Any], wall: float | None = None) -> dict[str, Any]:
+        wall = time.perf_counter() - start if wall is None else wall
         return checkpoint_metadata(cfg, log.name, num_players, kwargs, run, wall, pool.own(), evaluation)
 
     def save_latest(meta: dict[str, Any]) -> None:
@@ -662,7 +650,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             # rollout (workers: the one collected during the previous update; then ask for the next one at once)
             t0 = time.perf_counter()
             batch = rollouts.receive() if cfg.num_workers else rollouts.collect_now(model.numpy_state(), pool.states)
-            t = {"wait": time.perf_counter() - t0}
+            wait = time.perf_counter() - t0
             run.global_step += batch.env_steps
             run.update += 1
             last = run.global_step >= cfg.total_steps or out_of_time()
@@ -674,18 +662,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
             t1, c1 = time.perf_counter(), time.process_time()
             stats = ppo_update(model, optimizer, batch, cfg, rng) if len(batch) else {}
-            t.update(update_seconds=time.perf_counter() - t1, update_cpu=time.process_time() - c1)
+            update_seconds, update_cpu = time.perf_counter() - t1, time.process_time() - c1
             # logging
-            t.update(lr=optimizer.param_groups[0]["lr"], elapsed=time.perf_counter() - start)
-            t["sps"] = (run.global_step - start_step) / max(time.perf_counter() - ppo_start, 1e-9)
-            row = log.progress(run, batch, stats, t)
+            elapsed = time.perf_counter() - start
+            sps = (run.global_step - run.start_step) / max(time.perf_counter() - ppo_start, 1e-9)
+            lr = optimizer.param_groups[0]["lr"]
+            times = {"wait": wait, "update_seconds": update_seconds, "update_cpu": update_cpu}
+            row = log.progress(run, batch, stats, lr=lr, sps=sps, elapsed=elapsed, **times)
             bar.update(batch.env_steps)
-            bar.set_postfix(sps=int(t["sps"]), upd=run.update, ret=row.get("episode_return", "-"))
+            bar.set_postfix(sps=int(sps), upd=run.update, ret=row.get("episode_return", "-"))
             # opponent pool, evaluation, checkpoint
             pool.after_update(run.update, model, lambda: metadata({}))
             if cfg.eval_every and run.update % cfg.eval_every == 0 and not last:
                 last_eval = evaluate_model(model, cfg, cfg.eval_opponents, cfg.eval_sessions, seed=run.update)
-                log.evaluation(last_eval, run.global_step, run.update, t["elapsed"])
+                log.evaluation(last_eval, run, elapsed)
                 bar.write(f"update {run.update}, step {run.global_step}: " + "; ".join(map(short, last_eval.values())))
             if cfg.save_every and run.update % cfg.save_every == 0:
                 save_latest(metadata(last_eval))
@@ -694,43 +684,22 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if rollouts is not None:
             rollouts.close()
 
-    # --- end: a last small evaluation, the final one (of the checkpoint, in eval_workers processes), summary --------
+    # --- end: a last small evaluation, then the final one of the checkpoint (in eval_workers processes) -------------
     wall, ppo_wall = time.perf_counter() - start, time.perf_counter() - ppo_start
     evaluation: dict[str, Any] = {}  # the last small evaluation, replaced by the final one
     if cfg.eval_every:
         evaluation = evaluate_model(model, cfg, cfg.eval_opponents, cfg.eval_sessions, seed=run.update)
-        log.evaluation(evaluation, run.global_step, run.update, wall)
+        log.evaluation(evaluation, run, wall)
     save_latest(metadata(last_eval))
     latest = str(log.dir / "checkpoints" / "latest")
     for opp in cfg.eval_opponents if cfg.final_eval_sessions else []:
         evaluation[opp] = evaluate_checkpoint(latest, opp, cfg.final_eval_sessions, seed=999, workers=cfg.eval_workers)
-    meta = metadata(evaluation)
-    meta["training_state"]["wall_seconds"] = round(run.wall_before + wall, 1)
-    meta["throughput_env_steps_per_second"] = round((run.global_step - start_step) / ppo_wall)
-    meta["machine"] = machine()
+    throughput = round((run.global_step - run.start_step) / ppo_wall)
+    meta = {**metadata(evaluation, wall), "throughput_env_steps_per_second": throughput, "machine": machine()}
     save_latest(meta)
     if cfg.save_path:
         save_checkpoint(cfg.save_path, model, meta)
-    log.writer.close()
-    summary = {
-        "run": log.name,
-        "run_dir": str(log.dir),
-        "checkpoint": str(cfg.save_path or latest),
-        "env_steps": run.global_step,
-        "updates": run.update,
-        "wall_seconds": round(wall, 1),
-        "env_steps_per_second": round((run.global_step - start_step) / ppo_wall),
-        "evaluation": evaluation,
-    }
-    print(
-        f"\n{cfg.profile} ({num_players} players): {run.global_step - start_step} env steps of PPO in {ppo_wall:.0f} s "
-        f"({summary['env_steps_per_second']} steps/s incl. updates and evaluations), {run.update} updates"
-        + (f", after a {run.bc_seconds:.0f} s warm start" if run.bc_done else "")
-        + f"; checkpoint {summary['checkpoint']}"
-    )
-    for m in evaluation.values():
-        print("  " + format_match(m))
-    return summary
+    return log.summary(cfg, run, meta, wall, ppo_wall)
 
 
 if __name__ == "__main__":

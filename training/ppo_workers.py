@@ -7,7 +7,7 @@ so that this module does not import the script).
 * ``num_workers: 0``: ``collect_now(weights, snapshots)`` collects one rollout in this process, now.
 * ``num_workers >= 1``: each worker process (``spawn``) holds a collector. ``request(weights, snapshots)`` sends
   every worker ``("collect", weights, snapshots, steps)`` and returns at once; ``receive()`` waits for the rollouts
-  and concatenates them. The learner requests the next rollout before it updates on the last one, so the workers
+  and concatenates them (``concat``). The learner requests the next rollout before it updates on the last one, so the workers
   collect while it updates; messages go in a fixed order, so a run is reproducible for a seed and ``num_workers``.
 
 Frozen snapshots are sent once per worker (later messages give ``None`` for a snapshot the worker already has).
@@ -15,11 +15,31 @@ Frozen snapshots are sent once per worker (later messages give ``None`` for a sn
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import time
 from typing import Any
 
 import numpy as np
+
+
+def concat(parts: list[Any]) -> Any:
+    """The rollouts (``ppo.RolloutBuffer``) of several workers as one; ``next`` links are shifted by the rows before
+    each part."""
+    if len(parts) == 1:
+        return parts[0]
+    offsets = [sum(len(p) for p in parts[:k]) for k in range(len(parts))]
+    arrays = {key: np.concatenate([getattr(p, key) for p in parts]) for key in parts[0].ROWS}
+    arrays["next"] = np.concatenate([np.where(p.next >= 0, p.next + off, -1) for p, off in zip(parts, offsets)])
+    return dataclasses.replace(
+        parts[0],
+        **arrays,
+        env_steps=sum(p.env_steps for p in parts),
+        episodes=[ep for p in parts for ep in p.episodes],
+        reward_after_cut=sum(p.reward_after_cut for p in parts),
+        collect_seconds=max(p.collect_seconds for p in parts),
+        collect_cpu_seconds=max(p.collect_cpu_seconds for p in parts),
+    )
 
 
 def timed_collect(collector: Any, steps: int) -> Any:
@@ -92,7 +112,7 @@ class Rollouts:
         """The rollouts the workers were asked for, concatenated (transition links shifted accordingly)."""
         parts = [conn.recv() for conn in self.conns]
         self.pending = False
-        return type(parts[0]).concat(parts)  # ppo.RolloutBuffer.concat
+        return concat(parts)
 
     def close(self) -> None:
         """Stop the workers; a rollout still being collected (the run ended before it was needed) is dropped."""

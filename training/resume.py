@@ -24,6 +24,8 @@ class RunState:
     """environment steps so far (of the resumed runs too)"""
     update: int = 0
     """PPO updates so far"""
+    start_step: int = 0
+    """``global_step`` when this run started (its throughput counts the steps after it)"""
     wall_before: float = 0.0
     """wall seconds of the runs this one resumes"""
     bc_done: int = 0
@@ -74,8 +76,10 @@ def resume_run(cfg: Any, model: Any, optimizer: Any, arch: dict[str, Any], num_p
         raise ValueError(f"--resume {cfg.resume}: architecture {ckpt.model.arch} differs from the config's {arch}")
     model.load_state_dict(ckpt.model.state_dict())
     state = ckpt.metadata.get("training_state", {})
+    steps = int(ckpt.metadata["training_steps"])
     run = RunState(
-        global_step=int(ckpt.metadata["training_steps"]),
+        global_step=steps,
+        start_step=steps,
         update=int(state.get("update", 0)),
         wall_before=float(state.get("wall_seconds", 0.0)),
         bc_done=int(ckpt.metadata.get("warm_start", {}).get("decisions", 0)),
