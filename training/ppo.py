@@ -4,23 +4,16 @@
     python training/ppo.py --config configs/ppo_contract.yaml --set seed=2 --total-steps 2e6
     python training/ppo.py --config configs/ppo_contract.yaml --resume runs/<run>/checkpoints/latest
 
-Top to bottom: the config; the rollout (``Collector`` steps ``num_envs`` whole tables together, each seat played by
-a role of the opponent pool, the decisions of all ``current`` seats answered by one batched forward pass, and fills a
-``RolloutBuffer``: observation, action mask, action, log-probability, value, and exactly the rewards that seat
-receives up to its next decision); GAE along each seat's own chain of decisions; the PPO-clip update, evaluated on the
-stored masks' legal actions only; evaluation and logging (TensorBoard, ``progress.jsonl``, ``eval.jsonl`` under
-``runs/<run name>``); ``main``. The helpers beside it: ``opponent_pool.py`` (roles of the seats, frozen snapshots),
-``ppo_workers.py`` (``num_workers >= 1``: tables in worker processes collecting the next rollout while the learner
-updates), ``warm_start.py`` (``bc_decisions``: imitate ``bc_teacher`` first), ``resume.py`` (checkpoint metadata,
-optimizer state, ``--resume``). The full guide: docs/training.md.
+``Config``; the rollout (``Collector`` steps ``num_envs`` whole tables, one batched forward pass for all ``current``
+seats, and fills a ``RolloutBuffer`` with their decisions and each seat's own rewards); ``gae`` along each seat's
+chain of decisions; ``ppo_update`` (PPO-clip on the stored masks' legal actions); ``main``. The helpers beside it:
+``seats.py``, ``opponent_pool.py``, ``ppo_workers.py``, ``warm_start.py``, ``resume.py``, ``run_log.py`` (what each
+holds: docs/training.md).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import math
-import os
 import sys
 import time
 from collections import defaultdict
@@ -31,28 +24,18 @@ from typing import Any, ClassVar
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (  # noqa: E402
-    bot_available,
-    env_kwargs,
-    evaluate_checkpoint,
-    format_match,
-    machine,
-    parse_config,
-    play_match,
-    round_score,
-    run_name,
-    summarise_match,
-)
+from common import env_kwargs, machine, parse_config  # noqa: E402
 from opponent_pool import SeatRoles, SnapshotPool  # noqa: E402
 from ppo_workers import Rollouts  # noqa: E402
 from resume import RunState, checkpoint_metadata, optimizer_tensors, resume_run  # noqa: E402
-from warm_start import warm_start  # noqa: E402
+from run_log import RunLog, final_evaluation  # noqa: E402
+from seats import RECORDED, SeatChains, session_over  # noqa: E402
+from warm_start import imitation_loss, warm_start  # noqa: E402
 
 import rummy_env  # noqa: E402
 
-RECORDED = ("current", "teacher")  # roles whose decisions are training data
 
-
+# ==== Config: every field is a command-line flag, its docstring the --help text =======================================
 @dataclass
 class Config:
     # --- the game ---
@@ -150,11 +133,7 @@ class Config:
     """(filled in) the YAML file the config came from"""
 
 
-# ====================================================================================================================
-# Rollout: the buffer, the tables and their seats, batched inference, per-seat transitions
-# ====================================================================================================================
-
-
+# ==== Rollout: the buffer, the tables, batched inference ==============================================================
 @dataclass
 class RolloutBuffer:
     """One rollout: a row per recorded decision (of a ``current`` seat, or of the warm start's teacher), in the
@@ -175,7 +154,10 @@ class RolloutBuffer:
     reward_after_cut: float  # |rewards| that reached a seat after its chain was cut (left to the bootstrap value)
     collect_seconds: float = 0.0
     collect_cpu_seconds: float = 0.0
-    ROWS: ClassVar[tuple[str, ...]] = tuple("obs mask action logp value reward done next bootstrap chain".split())
+    ROWS: ClassVar[dict[str, Any]] = {  # the per-row fields and their dtypes
+        **{"obs": np.float32, "mask": np.int8, "action": np.int64, "logp": np.float32, "value": np.float32},
+        **{"reward": np.float32, "done": bool, "next": np.int64, "bootstrap": np.float32, "chain": np.int64},
+    }
 
     def __len__(self) -> int:
         return len(self.action)
@@ -183,25 +165,10 @@ class RolloutBuffer:
     @classmethod
     def from_rows(cls, rows: dict[str, list], arch: dict[str, Any], **rest: Any) -> RolloutBuffer:
         """The buffer of the lists ``rows`` (one per field of ``ROWS``) collected for a network of ``arch``."""
-        return cls(
-            obs=np.asarray(rows["obs"], dtype=np.float32).reshape(-1, arch["obs_size"]),
-            mask=np.asarray(rows["mask"], dtype=np.int8).reshape(-1, arch["num_actions"]),
-            action=np.asarray(rows["action"], dtype=np.int64),
-            logp=np.asarray(rows["logp"], dtype=np.float32),
-            value=np.asarray(rows["value"], dtype=np.float32),
-            reward=np.asarray(rows["reward"], dtype=np.float32),
-            done=np.asarray(rows["done"], dtype=bool),
-            next=np.asarray(rows["next"], dtype=np.int64),
-            bootstrap=np.asarray(rows["bootstrap"], dtype=np.float32),
-            chain=np.asarray(rows["chain"], dtype=np.int64),
-            **rest,
-        )
-
-
-def _session_over(env: Any) -> bool:
-    """``env.session_over``; before that accessor exists, the engine state's ``is_terminal()``."""
-    over = getattr(env, "session_over", None)
-    return env.state_.is_terminal() if over is None else bool(over)
+        arrays = {key: np.asarray(rows[key], dtype=dtype) for key, dtype in cls.ROWS.items()}
+        arrays["obs"] = arrays["obs"].reshape(-1, arch["obs_size"])
+        arrays["mask"] = arrays["mask"].reshape(-1, arch["num_actions"])
+        return cls(**arrays, **rest)
 
 
 class Collector:
@@ -221,14 +188,7 @@ class Collector:
         self.arch = architecture(probe.observer.size, probe.num_actions, trunk=cfg.trunk, activation=cfg.activation)
         self.model = build_policy(self.arch)
         self.seats = SeatRoles(cfg, kwargs, self.arch, num_envs, len(probe.possible_agents), self.rng, teacher)
-        self.chain: list[dict[int, int]] = [{} for _ in self.envs]  # seat -> id of its chain of decisions this deal
-        self.next_chain = worker * 1_000_000_000
-        self.open: list[dict[int, int]] = [{} for _ in self.envs]  # seat -> row of its last transition
-        self.episode_return: list[dict[int, float]] = [{} for _ in self.envs]
-        # rewards of a learner seat that arrive after its chain was cut at the end of a rollout and before its first
-        # decision of the next one: the cut transition's bootstrap value stands for them, so they are not trained on
-        self.reward_after_cut = 0.0
-        self.episodes: list[dict[str, Any]] = []
+        self.book = SeatChains(num_envs, worker, tuple(RolloutBuffer.ROWS))  # each recorded seat's transitions
         for e in range(num_envs):
             self._new_deal(e)
 
@@ -242,48 +202,40 @@ class Collector:
 
     def _new_deal(self, e: int) -> None:
         """Deal table ``e`` afresh with new roles; each recorded seat starts a chain of decisions."""
-        roles = self.seats.deal(e)
-        self.open[e] = {}
-        self.chain[e] = {}
-        for s, role in enumerate(roles):
-            if role in RECORDED:
-                self.chain[e][s] = self.next_chain
-                self.next_chain += 1
-        self.episode_return[e] = {s: 0.0 for s, r in enumerate(roles) if r in RECORDED}
+        self.book.new_deal(e, self.seats.deal(e))
         self.envs[e].reset(seed=int(self.rng.integers(2**31)))
 
     def collect(self, num_steps: int) -> RolloutBuffer:
         """Step the tables ``num_steps`` times in all; the recorded seats' transitions."""
-        rows: dict[str, list] = {key: [] for key in RolloutBuffer.ROWS}
-        self.episodes, self.reward_after_cut, steps = [], 0.0, 0
+        book, steps = self.book, 0
+        book.begin()
         while steps < num_steps:
-            chosen = self._decide(rows)
+            chosen = self._decide()
             for e, env in enumerate(self.envs):  # step every table; each seat's reward goes to its own transition
                 env.step(chosen[e])
                 steps += 1
-                self._credit_rewards(e, rows["reward"])
-                over = _session_over(env)
-                if over or any(env.truncations.values()):
-                    self._end_deal(e, rows, truncated=not over)
-        # chains cut by the end of the rollout: bootstrap with V(the seat's current observation)
-        cut = [(e, seat, i) for e in range(len(self.envs)) for seat, i in self.open[e].items()]
+                book.credit(e, env)
+                over = session_over(env)
+                if over or any(env.truncations.values()):  # close the deal's chains, deal again
+                    book.end_deal(e, env, self.seats.roles[e], truncated=not over, value=self._values)
+                    self._new_deal(e)
+        cut = book.cut()  # chains cut by the end of the rollout: bootstrap with V(the seat's observation)
         if cut:
             o = np.stack([self.envs[e].observe(self.envs[e].possible_agents[s])["observation"] for e, s, _ in cut])
             for v, (_, _, i) in zip(self._values(o), cut):
-                rows["bootstrap"][i] = float(v)
-        self.open = [{} for _ in self.envs]  # the next rollout starts new chains
+                book.rows["bootstrap"][i] = float(v)
         return RolloutBuffer.from_rows(
-            rows, self.arch, env_steps=steps, episodes=self.episodes, reward_after_cut=self.reward_after_cut
+            book.rows, self.arch, env_steps=steps, episodes=book.episodes, reward_after_cut=book.reward_after_cut
         )
 
-    def _decide(self, rows: dict[str, list]) -> dict[int, int]:
+    def _decide(self) -> dict[int, int]:
         """The action at every table: bots one by one; the current network, and each frozen snapshot, in one batched
         forward pass (in a warm start the teacher's actions, with the current network's values). The decisions of
         recorded seats become rows."""
         chosen: dict[int, int] = {}
         groups: dict[str, list[int]] = defaultdict(list)
         for e, env in enumerate(self.envs):
-            seat = env.agent_name_mapping[env.agent_selection]
+            seat = self._seat(e)
             role = self.seats.roles[e][seat]
             if role in ("heuristic", "random"):
                 chosen[e] = self.seats.bot_act(e, seat, env)
@@ -301,60 +253,12 @@ class Collector:
             for k, e in enumerate(es):
                 chosen[e] = int(a[k])
                 if role in RECORDED:
-                    self._record(e, rows, obs=o[k], mask=m[k], action=a[k], logp=lp[k], value=v[k])
+                    self.book.record(e, self._seat(e), obs=o[k], mask=m[k], action=a[k], logp=lp[k], value=v[k])
         return chosen
 
     def _seat(self, e: int) -> int:
         env = self.envs[e]
         return env.agent_name_mapping[env.agent_selection]
-
-    def _record(self, e: int, rows: dict[str, list], **decision: Any) -> None:
-        """A new row for the decision of table ``e``'s seat, linked from the seat's previous row."""
-        seat = self._seat(e)
-        i = len(rows["action"])
-        prev = self.open[e].get(seat)
-        if prev is not None:
-            rows["next"][prev] = i
-        self.open[e][seat] = i
-        row = {**decision, "reward": 0.0, "done": False, "next": -1, "bootstrap": 0.0, "chain": self.chain[e][seat]}
-        for key in RolloutBuffer.ROWS:
-            rows[key].append(row[key])
-
-    def _credit_rewards(self, e: int, rewards: list[float]) -> None:
-        """Each recorded seat's reward of the last step of table ``e`` goes to that seat's own last transition."""
-        env = self.envs[e]
-        for seat in self.episode_return[e]:
-            r = env.rewards[env.possible_agents[seat]]
-            if r:
-                self.episode_return[e][seat] += r
-                i = self.open[e].get(seat)
-                if i is None:
-                    self.reward_after_cut += abs(r)
-                else:
-                    rewards[i] += r
-
-    def _end_deal(self, e: int, rows: dict[str, list], truncated: bool) -> None:
-        """Table ``e``'s episode ended: close its chains (cut by max_steps: bootstrap with the value of the seat's last
-        observation), note its episodes, deal again."""
-        env = self.envs[e]
-        for seat, i in self.open[e].items():
-            if truncated:
-                o = env.observe(env.possible_agents[seat])["observation"]
-                rows["bootstrap"][i] = float(self._values(o[None])[0])
-            else:
-                rows["done"][i] = True
-        results = env.round_results or [{}]
-        for seat, ret in self.episode_return[e].items():
-            self.episodes.append(
-                {
-                    "chain": self.chain[e][seat],
-                    "seat": seat,
-                    "return": ret,
-                    "round_scores": [round_score(r, seat) for r in results if r],
-                    "opponents": ",".join(r for s, r in enumerate(self.seats.roles[e]) if s != seat),
-                }
-            )
-        self._new_deal(e)
 
     def _values(self, obs: np.ndarray) -> np.ndarray:
         import torch
@@ -363,11 +267,7 @@ class Collector:
             return self.model.value(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))).numpy()
 
 
-# ====================================================================================================================
-# Advantages: GAE along each seat's own chain of decisions
-# ====================================================================================================================
-
-
+# ==== Advantages: GAE along each seat's own chain of decisions ========================================================
 def gae(
     rewards: np.ndarray,
     values: np.ndarray,
@@ -395,16 +295,12 @@ def gae(
     return adv, adv + values
 
 
-# ====================================================================================================================
-# PPO update
-# ====================================================================================================================
-
-
+# ==== PPO update ======================================================================================================
 def ppo_update(
     model: Any, optimizer: Any, batch: RolloutBuffer, cfg: Config, rng: np.random.Generator, imitate: bool = False
 ) -> dict:
     """PPO-clip epochs over ``batch``; the stored masks give each row's legal actions. ``imitate``: the warm start's
-    behaviour cloning instead (cross-entropy to the recorded teacher actions, plus the same value regression)."""
+    behaviour cloning instead (``imitation_loss``: the recorded teacher actions, the same value regression)."""
     import torch
     from torch import nn
 
@@ -412,14 +308,11 @@ def ppo_update(
 
     n = len(batch)
     adv_np, ret_np = gae(batch.reward, batch.value, batch.done, batch.next, batch.bootstrap, cfg.gamma, cfg.gae_lambda)
-    index_np, valid_np = legal_index(batch.mask)
-    position_np = np.argmax(index_np == batch.action[:, None], axis=1)
+    index_np, valid_np = legal_index(batch.mask)  # each row's legal actions, packed to the left
     counts = valid_np.sum(axis=1)
-    obs = torch.from_numpy(batch.obs)
-    index, valid = torch.from_numpy(index_np), torch.from_numpy(valid_np)
-    position = torch.from_numpy(position_np)
-    old_logp = torch.from_numpy(batch.logp)
-    old_value = torch.from_numpy(batch.value)
+    obs, index, valid = torch.from_numpy(batch.obs), torch.from_numpy(index_np), torch.from_numpy(valid_np)
+    position = torch.from_numpy(np.argmax(index_np == batch.action[:, None], axis=1))  # the action taken among them
+    old_logp, old_value = torch.from_numpy(batch.logp), torch.from_numpy(batch.value)
     advantages, returns = torch.from_numpy(adv_np), torch.from_numpy(ret_np)
     mb_size = max(1, math.ceil(n / cfg.num_minibatches))
     stats: dict[str, list[float]] = defaultdict(list)
@@ -427,42 +320,35 @@ def ppo_update(
         perm = rng.permutation(n)
         for start in range(0, n, mb_size):
             mb = perm[start : start + mb_size]
-            k = int(counts[mb].max())  # rows are packed to the left: trim the padding this minibatch does not need
+            k = int(counts[mb].max())  # trim the padding this minibatch does not need
             logp, entropy, value = model.evaluate(obs[mb], index[mb, :k], valid[mb, :k], position[mb])
             if imitate:
-                v_loss = 0.5 * ((value - returns[mb]) ** 2).mean()
-                loss = -logp.mean() + cfg.vf_coef * v_loss
-                optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
-                optimizer.step()
-                stats["imitation_loss"].append(-logp.mean().item())
-                stats["value_loss"].append(v_loss.item())
-                stats["teacher_action_prob"].append(logp.exp().mean().item())
-                continue
-            log_ratio = logp - old_logp[mb]
-            ratio = log_ratio.exp()
-            with torch.no_grad():
-                stats["approx_kl"].append(float(((ratio - 1) - log_ratio).mean()))
-                stats["clipfrac"].append(float(((ratio - 1.0).abs() > cfg.clip_coef).float().mean()))
-            mb_adv = advantages[mb]
-            if cfg.norm_adv and len(mb) > 1:
-                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-            pg_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
-            if cfg.clip_vloss:
-                v_clipped = old_value[mb] + (value - old_value[mb]).clamp(-cfg.clip_coef, cfg.clip_coef)
-                v_loss = 0.5 * torch.max((value - returns[mb]) ** 2, (v_clipped - returns[mb]) ** 2).mean()
+                loss = imitation_loss(logp, value, returns[mb], cfg, stats)
             else:
-                v_loss = 0.5 * ((value - returns[mb]) ** 2).mean()
-            ent = entropy.mean()
-            loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
+                log_ratio = logp - old_logp[mb]
+                ratio = log_ratio.exp()
+                with torch.no_grad():
+                    stats["approx_kl"].append(float(((ratio - 1) - log_ratio).mean()))
+                    stats["clipfrac"].append(float(((ratio - 1.0).abs() > cfg.clip_coef).float().mean()))
+                mb_adv = advantages[mb]
+                if cfg.norm_adv and len(mb) > 1:
+                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                clipped = ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)
+                pg_loss = torch.max(-mb_adv * ratio, -mb_adv * clipped).mean()
+                if cfg.clip_vloss:
+                    v_clipped = old_value[mb] + (value - old_value[mb]).clamp(-cfg.clip_coef, cfg.clip_coef)
+                    v_loss = 0.5 * torch.max((value - returns[mb]) ** 2, (v_clipped - returns[mb]) ** 2).mean()
+                else:
+                    v_loss = 0.5 * ((value - returns[mb]) ** 2).mean()
+                ent = entropy.mean()
+                loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
+                stats["policy_loss"].append(pg_loss.item())
+                stats["value_loss"].append(v_loss.item())
+                stats["entropy"].append(ent.item())
             optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
             optimizer.step()
-            stats["policy_loss"].append(pg_loss.item())
-            stats["value_loss"].append(v_loss.item())
-            stats["entropy"].append(ent.item())
         if cfg.target_kl and np.mean(stats["approx_kl"][-math.ceil(n / mb_size) :]) > cfg.target_kl:
             break
     var_y = float(np.var(ret_np))
@@ -473,140 +359,15 @@ def ppo_update(
     return out
 
 
-# ====================================================================================================================
-# Evaluation during training
-# ====================================================================================================================
-
-
-def evaluate_model(model: Any, cfg: Config, opponents: list[str], sessions: int, seed: int) -> dict[str, Any]:
-    """The greedy policy at a rotating seat against each opponent bot; summaries keyed by opponent."""
-    from rummy_env.bots.checkpoint_bot import PolicyBot
-
-    kwargs = env_kwargs(cfg.env_config, cfg.num_players)
-    out = {}
-    for opp in opponents:
-        reason = bot_available(cfg.profile, opp, kwargs)
-        if reason:
-            out[opp] = {"opponent": opp, "skipped": reason}
-            continue
-        records = play_match(lambda: PolicyBot(model, greedy=True), cfg.profile, opp, sessions, seed, kwargs)
-        out[opp] = summarise_match(cfg.profile, opp, records)
-    return out
-
-
-# ====================================================================================================================
-# Logging: TensorBoard, progress.jsonl, eval.jsonl
-# ====================================================================================================================
-
-
-class RunLog:
-    """The run's folder ``runs/<profile>__ppo__<seed>__<unix time>/``: TensorBoard events, ``progress.jsonl`` (one
-    line per update), ``eval.jsonl`` (one line per evaluation), ``checkpoints/`` and ``pool/``."""
-
-    def __init__(self, cfg: Config):
-        from torch.utils.tensorboard import SummaryWriter
-
-        self.name = run_name(cfg.profile, "ppo", cfg.seed)
-        self.dir = Path(cfg.runs_dir) / self.name
-        (self.dir / "checkpoints").mkdir(parents=True, exist_ok=True)
-        self.writer = SummaryWriter(str(self.dir))
-        self.writer.add_text("config", "\n".join(f"    {k}: {v!r}" for k, v in dataclasses.asdict(cfg).items()))
-
-    def progress(self, run: RunState, batch: RolloutBuffer, stats: dict[str, float], **t: float) -> dict[str, Any]:
-        """One update's figures (``t``: lr, sps, elapsed, wait, update_seconds, update_cpu) to TensorBoard and
-        progress.jsonl; returns the line written."""
-        w, step = self.writer, run.global_step
-        w.add_scalar("charts/learning_rate", t["lr"], step)
-        w.add_scalar("charts/SPS", t["sps"], step)
-        w.add_scalar("charts/learner_samples", len(batch), step)
-        w.add_scalar("time/collect_seconds", batch.collect_seconds, step)
-        w.add_scalar("time/update_seconds", t["update_seconds"], step)
-        w.add_scalar("time/wait_for_rollout_seconds", t["wait"], step)
-        for k, v in stats.items():
-            w.add_scalar(f"losses/{k}", v, step)
-        if batch.episodes:
-            w.add_scalar("charts/episode_return", float(np.mean([ep["return"] for ep in batch.episodes])), step)
-        row = {
-            "update": run.update,
-            "global_step": step,
-            "wall_seconds": round(t["elapsed"], 2),
-            "sps": round(t["sps"]),
-            "samples": len(batch),
-            "collect_seconds": round(batch.collect_seconds, 3),
-            "update_seconds": round(t["update_seconds"], 3),
-            "collect_cpu_seconds": round(batch.collect_cpu_seconds, 3),
-            "update_cpu_seconds": round(t["update_cpu"], 3),
-            "wait_seconds": round(t["wait"], 3),
-            "load_average": round(os.getloadavg()[0], 2),
-            "reward_after_cut": batch.reward_after_cut,
-            **{k: round(v, 5) for k, v in stats.items()},
-        }
-        if batch.episodes:
-            row["episode_return"] = round(float(np.mean([ep["return"] for ep in batch.episodes])), 4)
-        with open(self.dir / "progress.jsonl", "a") as f:
-            f.write(json.dumps(row) + "\n")
-        return row
-
-    def evaluation(self, ev: dict[str, Any], run: RunState, wall: float) -> None:
-        """Evaluation figures to TensorBoard (``eval/<opponent>/*``) and eval.jsonl."""
-        for opp, m in ev.items():
-            if "skipped" in m:
-                continue
-            self.writer.add_scalar(f"eval/{opp}/{m['metric']}_policy", m["policy"], run.global_step)
-            self.writer.add_scalar(f"eval/{opp}/{m['metric']}_opponents", m["opponents"], run.global_step)
-            self.writer.add_scalar(f"eval/{opp}/difference", m["difference"], run.global_step)
-            self.writer.add_scalar(f"eval/{opp}/rounds_won_share", m["policy_rounds_won_share"], run.global_step)
-        row = {"update": run.update, "global_step": run.global_step, "wall_seconds": round(wall, 1), "eval": ev}
-        with open(self.dir / "eval.jsonl", "a") as f:
-            f.write(json.dumps(row) + "\n")
-
-    def summary(self, cfg: Config, run: RunState, meta: dict[str, Any], wall: float, ppo_wall: float) -> dict:
-        """The run's summary (returned by ``main``), printed with the final evaluation; closes the TensorBoard log."""
-        self.writer.close()
-        ppo_steps = run.global_step - run.start_step
-        summary = {
-            "run": self.name,
-            "run_dir": str(self.dir),
-            "checkpoint": str(cfg.save_path or self.dir / "checkpoints" / "latest"),
-            "env_steps": run.global_step,
-            "updates": run.update,
-            "wall_seconds": round(wall, 1),
-            "env_steps_per_second": round(ppo_steps / ppo_wall),
-            "evaluation": meta["evaluation"],
-        }
-        print(
-            f"\n{cfg.profile} ({meta['num_players']} players): {ppo_steps} env steps of PPO in {ppo_wall:.0f} s "
-            f"({summary['env_steps_per_second']} steps/s incl. updates and evaluations), {run.update} updates"
-            + (f", after a {run.bc_seconds:.0f} s warm start" if run.bc_done else "")
-            + f"; checkpoint {summary['checkpoint']}"
-        )
-        for m in meta["evaluation"].values():
-            print("  " + format_match(m))
-        return summary
-
-
-def short(m: dict[str, Any]) -> str:
-    """A short form of a match summary for the progress bar."""
-    if "skipped" in m:
-        return f"{m['opponent']}: skipped"
-    return f"vs {m['opponent']} {m['policy']:.1f} (them {m['opponents']:.1f})"
-
-
-# ====================================================================================================================
-# Main: setup, warm start, loop (rollout, update, logging, snapshots, evaluation, checkpoints), final evaluation
-# ====================================================================================================================
-
-
+# ==== Main: setup, warm start, the loop (rollout, update, logging, pool, evaluation, checkpoint), the end =============
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Train with the config from the command line; returns a summary (also printed)."""
     cfg: Config = parse_config(Config, argv, description=__doc__.splitlines()[0])
     import torch
-    from tqdm import tqdm
 
     from rummy_env.models.checkpoints import save_checkpoint
     from rummy_env.models.policy import architecture, build_policy
 
-    # --- setup: the network, the run's folder, the frozen pool, resume, warm start ---------------------------------
     torch.set_num_threads(cfg.torch_threads)
     torch.manual_seed(cfg.seed)
     kwargs = env_kwargs(cfg.env_config, cfg.num_players)
@@ -633,73 +394,54 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     def save_latest(meta: dict[str, Any]) -> None:
         save_checkpoint(log.dir / "checkpoints" / "latest", model, meta, optimizer_tensors(optimizer))
 
-    def out_of_time() -> bool:
-        return bool(cfg.max_minutes) and time.perf_counter() - start > cfg.max_minutes * 60
-
-    # --- training loop --------------------------------------------------------------------------------------------
     # a warm-start-only run (total_steps 0, or a resumed run already done) starts no rollout workers
     rollouts = Rollouts(cfg, Collector) if run.global_step < cfg.total_steps else None
-    ppo_start = time.perf_counter()  # throughput is PPO's: rollouts, updates and periodic evaluations
-    last_eval: dict[str, Any] = {}
-    initial = min(run.global_step, cfg.total_steps)
-    bar = tqdm(total=cfg.total_steps, initial=initial, disable=not cfg.progress_bar, unit="step", dynamic_ncols=True)
+    ppo_start, last_eval = time.perf_counter(), {}  # throughput is PPO's: rollouts, updates, periodic evaluations
+    deadline = start + cfg.max_minutes * 60 if cfg.max_minutes else math.inf  # then end as if total_steps were done
+    log.open_bar(run.global_step)
     if cfg.num_workers and rollouts is not None:
         rollouts.request(model.numpy_state(), pool.states)
     try:
-        while run.global_step < cfg.total_steps and not out_of_time():
+        while run.global_step < cfg.total_steps and time.perf_counter() <= deadline:
             # rollout (workers: the one collected during the previous update; then ask for the next one at once)
             t0 = time.perf_counter()
             batch = rollouts.receive() if cfg.num_workers else rollouts.collect_now(model.numpy_state(), pool.states)
             wait = time.perf_counter() - t0
-            run.global_step += batch.env_steps
-            run.update += 1
-            last = run.global_step >= cfg.total_steps or out_of_time()
+            run.global_step, run.update = run.global_step + batch.env_steps, run.update + 1
+            last = run.global_step >= cfg.total_steps or time.perf_counter() > deadline
             if cfg.num_workers and not last:
                 rollouts.request(model.numpy_state(), pool.states)
             # update
             if cfg.anneal_lr:
-                frac = max(0.0, 1.0 - (run.update - 1) / num_updates)
-                optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
+                optimizer.param_groups[0]["lr"] = max(0.0, 1.0 - (run.update - 1) / num_updates) * cfg.learning_rate
             t1, c1 = time.perf_counter(), time.process_time()
             stats = ppo_update(model, optimizer, batch, cfg, rng) if len(batch) else {}
-            update_seconds, update_cpu = time.perf_counter() - t1, time.process_time() - c1
-            # logging
+            times = {"wait": wait, "update_seconds": time.perf_counter() - t1, "update_cpu": time.process_time() - c1}
+            # logging, opponent pool, evaluation, checkpoint
             elapsed = time.perf_counter() - start
             sps = (run.global_step - run.start_step) / max(time.perf_counter() - ppo_start, 1e-9)
-            lr = optimizer.param_groups[0]["lr"]
-            times = {"wait": wait, "update_seconds": update_seconds, "update_cpu": update_cpu}
-            row = log.progress(run, batch, stats, lr=lr, sps=sps, elapsed=elapsed, **times)
-            bar.update(batch.env_steps)
-            bar.set_postfix(sps=int(sps), upd=run.update, ret=row.get("episode_return", "-"))
-            # opponent pool, evaluation, checkpoint
+            log.progress(run, batch, stats, lr=optimizer.param_groups[0]["lr"], sps=sps, elapsed=elapsed, **times)
             pool.after_update(run.update, model, lambda: metadata({}))
             if cfg.eval_every and run.update % cfg.eval_every == 0 and not last:
-                last_eval = evaluate_model(model, cfg, cfg.eval_opponents, cfg.eval_sessions, seed=run.update)
-                log.evaluation(last_eval, run, elapsed)
-                bar.write(f"update {run.update}, step {run.global_step}: " + "; ".join(map(short, last_eval.values())))
+                last_eval = log.evaluate(model, run, elapsed)
             if cfg.save_every and run.update % cfg.save_every == 0:
                 save_latest(metadata(last_eval))
     finally:
-        bar.close()
+        log.close_bar()
         if rollouts is not None:
             rollouts.close()
 
-    # --- end: a last small evaluation, then the final one of the checkpoint (in eval_workers processes) -------------
+    # the end: a last small evaluation, the checkpoint, its final evaluation (in eval_workers processes)
     wall, ppo_wall = time.perf_counter() - start, time.perf_counter() - ppo_start
-    evaluation: dict[str, Any] = {}  # the last small evaluation, replaced by the final one
-    if cfg.eval_every:
-        evaluation = evaluate_model(model, cfg, cfg.eval_opponents, cfg.eval_sessions, seed=run.update)
-        log.evaluation(evaluation, run, wall)
+    evaluation = log.evaluate(model, run, wall) if cfg.eval_every else {}  # the final evaluation replaces it
     save_latest(metadata(last_eval))
-    latest = str(log.dir / "checkpoints" / "latest")
-    for opp in cfg.eval_opponents if cfg.final_eval_sessions else []:
-        evaluation[opp] = evaluate_checkpoint(latest, opp, cfg.final_eval_sessions, seed=999, workers=cfg.eval_workers)
+    evaluation.update(final_evaluation(cfg, log.dir / "checkpoints" / "latest"))
     throughput = round((run.global_step - run.start_step) / ppo_wall)
     meta = {**metadata(evaluation, wall), "throughput_env_steps_per_second": throughput, "machine": machine()}
     save_latest(meta)
     if cfg.save_path:
         save_checkpoint(cfg.save_path, model, meta)
-    return log.summary(cfg, run, meta, wall, ppo_wall)
+    return log.summary(run, meta, wall, ppo_wall)
 
 
 if __name__ == "__main__":
