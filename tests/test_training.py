@@ -125,24 +125,24 @@ def test_rewards_are_the_learning_seats_own(ppo, weights) -> None:
     cfg = ppo.Config(env_config={"rounds": [1]}, trunk=[16], pool_weights=weights, seed=3)
     col = ppo.Collector(cfg, num_envs=3, worker=0)
     batch = col.collect(1500)
-    finished = [ep for ep in batch["episodes"]]
+    finished = [ep for ep in batch.episodes]
     assert len(finished) >= 3
     leaks_visible = 0
     for ep in finished:
-        rows = np.flatnonzero(batch["chain"] == ep["chain"])
-        assert batch["done"][rows[-1]] and not batch["done"][rows[:-1]].any()
+        rows = np.flatnonzero(batch.chain == ep["chain"])
+        assert batch.done[rows[-1]] and not batch.done[rows[:-1]].any()
         own = -sum(ep["round_scores"]) / 100.0
-        assert batch["reward"][rows].sum() == pytest.approx(own, abs=1e-5)
+        assert batch.reward[rows].sum() == pytest.approx(own, abs=1e-5)
         assert ep["return"] == pytest.approx(own, abs=1e-9)
         leaks_visible += own != 0
     assert leaks_visible  # the check has power: penalties differ between seats
     # chains are linked in order and each row's successor belongs to the same chain
-    linked = batch["next"] >= 0
-    assert (batch["chain"][batch["next"][linked]] == batch["chain"][linked]).all()
-    assert (batch["next"][linked] > np.flatnonzero(linked)).all()
-    assert batch["reward_after_cut"] == 0.0  # the first rollout starts with fresh deals
+    linked = batch.next >= 0
+    assert (batch.chain[batch.next[linked]] == batch.chain[linked]).all()
+    assert (batch.next[linked] > np.flatnonzero(linked)).all()
+    assert batch.reward_after_cut == 0.0  # the first rollout starts with fresh deals
     # masks are stored and hold the action taken
-    assert batch["mask"][np.arange(len(batch["action"])), batch["action"]].all()
+    assert batch.mask[np.arange(len(batch.action)), batch.action].all()
 
 
 # ---- reproducibility and resume ---------------------------------------------------------------------------------
