@@ -47,6 +47,16 @@ def _one_line_error(err: str, *fragments: str) -> None:
         (["tournament", "--entrants", "random", "random", "--workers", "0"], ["--workers", ">= 1"]),
         (["tournament", "--entrants", "random", "random", "--seed", "-1"], ["--seed", ">= 0"]),
         (["play", "--opponents", "random", "random", "random", "--seed", "-1"], ["--seed", ">= 0"]),
+        (
+            ["tournament", "--profile", "continental", "--entrants", "random", "random", "--rounds", "1", "2"],
+            ["--rounds 1 2", "'continental' counts deals", "give one number"],
+        ),
+        (["tournament", "--entrants", "random", "random", "--deals", "2"], ["--deals", "use --rounds"]),
+        (["play", "--opponents", "random", "random", "random", "--deals", "2"], ["--deals", "use --rounds"]),
+        (
+            ["play", "--profile", "continental", "--opponents", "random", "random", "random", "--rounds", "1", "2"],
+            ["--rounds 1 2", "give one number"],
+        ),
     ],
 )
 def test_usage_errors_are_one_line_and_exit_2(capsys, args: list[str], fragments: list[str]) -> None:
@@ -91,6 +101,20 @@ def test_run_json_prints_only_json(capsys) -> None:
     assert [r["profile"] for r in rows] == ["contract", "continental"] and rows[0]["sessions"] == 1
     code, out, _ = _rummy(capsys, "run", "--profile", "contract", "--sessions", "1")
     assert code == 0 and out.startswith("== contract: 1 sessions") and "{" not in out  # text without --json
+
+
+def test_run_names_the_score_from_the_registry(capsys) -> None:
+    code, out, _ = _rummy(capsys, "run", "--profile", "contract", "continental", "--sessions", "1", "--json")
+    assert code == 0 and [json.loads(line)["score_kind"] for line in out.splitlines()] == ["penalty", "payment"]
+    code, out, _ = _rummy(capsys, "run", "--profile", "continental", "--sessions", "1")
+    assert code == 0 and "mean total balance" in out
+
+
+def test_bots_eval_labels_the_score_from_the_registry(capsys) -> None:
+    args = ["--profile", "continental", "--entrants", "heuristic", "random", "random", "random", "--sessions", "2"]
+    assert bots_eval.main(args) == 0
+    out = capsys.readouterr().out
+    assert "payment/deal/seat" in out and "penalty" not in out
 
 
 def test_bench_with_a_short_budget_measures_something(capsys) -> None:

@@ -159,8 +159,9 @@ def test_save_results_writes_json_csv_and_png(small: dict, tmp_path: Path) -> No
 
 
 def test_payment_profile_and_other_table_sizes() -> None:
-    res = tournament("continental", ["random", "random"], sessions=4, seed=1, deals=1)
+    res = tournament("continental", ["random", "random"], sessions=4, seed=1, rounds=2)
     assert res["score"] == "payment" and res["higher_is_better"] and res["entrants"] == ["random", "random#2"]
+    assert res["duplicate_check"] == {"deal_sets": 1, "identical": True}  # the second deal is redealt alike
     assert sum(r["per_session"]["mean"] * r["per_session"]["n"] for r in res["standings"]) == pytest.approx(0)
     res3 = tournament("contract_gamerules", ["random", "random"], sessions=3, num_players=3, seed=1, rounds=(1,))
     assert res3["num_players"] == 3 and res3["sessions"] == 6 and res3["duplicate_check"]["identical"]
@@ -208,7 +209,10 @@ def test_cli_prints_standings_and_saves(tmp_path: Path, capsys: pytest.CaptureFi
         (["--entrants", "random", "heuristic", "--num-players", "5"], "seats exactly 4 players; 5 players is"),
         (["--profile", "continental", "--entrants", "random", "random", "--num-players", "3"], "seats 4 to 5"),
         (["--entrants", "random"], "at least two entrants"),
-        (["--profile", "continental", "--entrants", "random", "random", "--rounds", "1"], "use --deals"),
+        (["--profile", "continental", "--entrants", "random", "random", "--rounds", "1", "2"], "give one number"),
+        (["--entrants", "random", "random", "--deals", "2"], "use --rounds with round numbers"),
+        (["--profile", "continental", "--entrants", "random", "random", "--rounds", "2", "--deals", "2"], "give one"),
+        (["--profile", "continental", "--entrants", "random", "random", "--rounds", "0"], "rounds=0"),
     ],
 )
 def test_cli_refuses_with_a_clear_message(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -225,3 +229,81 @@ def test_cli_refuses_a_checkpoint_made_for_another_profile(tmp_path: Path, capsy
     assert main(argv) != 0
     err = capsys.readouterr().err
     assert f"checkpoint:{path}" in err and "'contract'" in err and "'continental'" in err
+
+
+def test_rounds_is_the_session_length_on_the_command_line() -> None:
+    """Continental's ``--rounds N`` is its number of deals; ``--deals N`` is the old spelling of the same thing;
+    contract profiles keep ``--rounds`` as round numbers (one number is one round, not rounds 1..N)."""
+    from rummy_env.evaluation.tournament import env_config_from_args
+
+    assert env_config_from_args("continental", [3], None) == {"rounds": 3}
+    assert env_config_from_args("continental", None, 3) == {"rounds": 3}
+    assert env_config_from_args("contract", [3], None) == {"rounds": (3,)}
+    assert env_config_from_args("contract_gamerules", [1, 2], None) == {"rounds": (1, 2)}
+    assert env_config_from_args("continental", None, None) == {}
+    with pytest.raises(ValueError, match="unknown profile"):
+        env_config_from_args("bogus", [1], None)
+
+
+def test_continental_rounds_and_old_deals_spelling_play_the_same(tmp_path: Path, capsys) -> None:
+    base = ["tournament", "--profile", "continental", "--entrants", "random", "heuristic", "--sessions", "4", "--quiet"]
+    assert main(base + ["--rounds", "2", "--no-chart", "--out", str(tmp_path / "a")]) == 0
+    assert main(base + ["--deals", "2", "--no-chart", "--out", str(tmp_path / "b")]) == 0
+    capsys.readouterr()
+    a, b = (_without_timing(json.loads((tmp_path / d / "tournament.json").read_text())) for d in "ab")
+    assert a == b and a["env_config"] == {"rounds": 2} and a["rounds"] == 4 * 2
+
+
+# ---- the one match runner ----------------------------------------------------------------------------------------
+
+
+def test_tournament_reads_no_engine_state() -> None:
+    """The runner plays through the env's accessors only: the deprecated ``state_`` would warn (attributed to the
+    module that reads it; the bots' own reads are not this module's business)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", category=DeprecationWarning, module=r"rummy_env\.evaluation\.")
+        res = tournament("contract", ["random", "heuristic"], sessions=4, seed=3, rounds=(1, 2))
+        cont = tournament("continental", ["random", "heuristic"], sessions=4, seed=3, rounds=2)
+    assert res["duplicate_check"]["identical"] and cont["duplicate_check"]["identical"]
+
+
+def test_tournament_records_are_the_runner_records_without_the_extra_fields(small: dict) -> None:
+    from rummy_env.evaluation.match import EXTRA_FIELDS, MatchRunner
+
+    plans = plan_sessions(2, 4, sessions=8, seed=11)
+    runner = MatchRunner("contract", 4, ["random", "heuristic"], {"rounds": (1, 2)})
+    played = [runner.play(p) for p in plans]
+    assert [{k: v for k, v in r.items() if k not in EXTRA_FIELDS} for r in played] == small["records"]
+    for rec in played:
+        assert len(rec["went_out"]) == len(rec["round_turns"]) == len(rec["round_scores"]) == 2
+        assert all(w is None or [w] == rw for w, rw in zip(rec["went_out"], rec["round_winners"]))
+        assert all(t > 0 for t in rec["round_turns"])
+
+
+def test_rotation_plans_seat_entrant_j_at_seat_i_plus_j() -> None:
+    from rummy_env.evaluation.match import rotation_plans, session_seed
+
+    plans = rotation_plans(4, sessions=5, seed=2, first_session=3)
+    assert [p.index for p in plans] == [3, 4, 5, 6, 7]
+    for p in plans:
+        deal = session_seed(2, p.index)
+        assert p.deal_seed == deal == 2 * 100_000 + p.index and not p.duplicate
+        for j in range(4):
+            seat = (p.index + j) % 4
+            assert p.seats[seat] == j and p.bot_seed(seat) == deal * 10 + j
+
+
+def test_one_interval_for_every_figure() -> None:
+    """One sample per cluster is the plain Student-t interval of independent samples (bots_eval, training)."""
+    import statistics
+
+    from rummy_env.evaluation.match import half_width, mean_ci
+
+    xs = [3.0, 7.0, 5.0, 9.0]
+    ci = mean_ci((x, 1) for x in xs)
+    assert ci["mean"] == pytest.approx(6.0) and ci["clusters"] == 4
+    assert half_width(ci) == pytest.approx(t975(3) * statistics.stdev(xs) / 2)
+    assert math.isnan(half_width(mean_ci([(1.0, 1)])))
+    assert cluster_mean_ci is mean_ci

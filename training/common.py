@@ -8,9 +8,9 @@ from __future__ import annotations
 import argparse
 import ast
 import dataclasses
+import functools
 import inspect
 import math
-import multiprocessing
 import os
 import platform
 import re
@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,7 +28,9 @@ if str(ROOT) not in sys.path:  # run as `python training/ppo.py` from a fresh cl
 import rummy_env  # noqa: E402
 from rummy_env import bots as bot_registry  # noqa: E402
 from rummy_env.cli.commands import output_problem  # noqa: E402
+from rummy_env.evaluation import match  # noqa: E402
 from rummy_env.models.checkpoints import ACTIVATION_NAMES, MAX_LAYERS, MAX_WIDTH  # noqa: E402
+from rummy_env.registry import GAMES, game  # noqa: E402
 
 # ----------------------------------------------------------------------------------------------------------------
 # Config: dataclass <- YAML file <- --set key=value / --key value
@@ -545,23 +546,45 @@ def bot_available(profile: str, bot_id: str, env_config: dict[str, Any]) -> str 
 
 
 def mean_ci(samples: list[float]) -> tuple[float, float]:
-    """Mean and half-width of its normal 95 % confidence interval."""
-    n = len(samples)
-    mean = float(np.mean(samples)) if n else float("nan")
-    if n < 2:
-        return mean, float("nan")
-    return mean, 1.96 * float(np.std(samples, ddof=1)) / math.sqrt(n)
+    """Mean and half-width of the 95 % confidence interval of independent samples (``match.mean_ci``, one
+    sample per cluster: a Student-t interval; NaN half-width with fewer than two samples)."""
+    ci = match.mean_ci((x, 1) for x in samples)
+    return (float("nan") if ci["mean"] is None else ci["mean"]), match.half_width(ci)
 
 
 def round_score(res: dict[str, Any], seat: int) -> float:
     """A seat's score of one round: its penalty (contract family, lower is better) or its payment (continental,
     the balance change, higher is better)."""
-    return float(res["penalties"][seat]) if "penalties" in res else float(res["payments"][seat])
+    return float(match.round_scores(res)[seat])
 
 
 def score_name(profile: str) -> str:
-    """What ``round_score`` measures for a profile."""
-    return "payment_per_deal" if profile == "continental" else "penalty_per_round"
+    """What ``round_score`` measures for a profile: the registry's ``score_per_unit`` (``penalty_per_round``,
+    ``payment_per_deal``)."""
+    return game(profile).score_per_unit
+
+
+def _num_players(profile: str, env_config: dict[str, Any]) -> int:
+    return int(env_config.get("num_players") or game(profile).default_players)
+
+
+def match_record(rec: dict[str, Any]) -> dict[str, Any]:
+    """A session record of the match runner as the policy's figures: the policy is entrant 0, the opponents the
+    others. The policy's and the opponents' mean score per round, the rounds the policy won (went out), the
+    rounds an opponent won per opponent seat, and the rounds played."""
+    seats = rec["seats"]
+    n = len(seats)
+    me = seats.index(0)
+    scores = rec["round_scores"]
+    k = len(scores)
+    out = rec["went_out"]
+    return {
+        "policy": sum(float(r[me]) for r in scores) / k,
+        "opponents": sum(float(r[s]) for r in scores for s in range(n) if s != me) / (k * (n - 1)),
+        "won": sum(1 for w in out if w == me),
+        "opponents_won": sum(1 for w in out if w is not None and w != me) / (n - 1),
+        "rounds": k,
+    }
 
 
 def play_match(
@@ -575,39 +598,29 @@ def play_match(
 ) -> list[dict[str, Any]]:
     """Sessions ``first_session ..`` of a match: the policy bot at seat ``i % n``, ``opponent`` at the others.
 
-    Session ``i`` is dealt with seed ``seed * 100_000 + i``; every bot is re-seeded per session. Returns per session
-    the policy's and the opponents' mean score per round, the rounds the policy won and the rounds played.
+    Session ``i`` is dealt with seed ``seed * 100_000 + i``; every bot is re-seeded per session (the match runner's
+    ``rotation_plans``: the policy is entrant 0, the opponents 1..n-1). Returns per session the policy's and the
+    opponents' mean score per round, the rounds the policy won and the rounds played (``match_record``).
     """
-    env = rummy_env.make(profile, wrapped=False, **env_config)
-    n = len(env.possible_agents)
-    policy = make_policy()
-    others = [bot_registry.load(opponent, seed=0) for _ in range(n - 1)]
-    out = []
-    for i in range(first_session, first_session + sessions):
-        deal = seed * 100_000 + i
-        me = i % n
-        policy.reset(deal * 10)
-        seat_bot = {}
-        for j, bot in enumerate(others):
-            bot.reset(deal * 10 + 1 + j)
-            seat_bot[(me + 1 + j) % n] = bot
-        seat_bot[me] = policy
-        env.reset(seed=deal)
-        while not env.state_.is_terminal():
-            agent = env.agent_selection
-            env.step(seat_bot[env.agent_name_mapping[agent]].act(env, agent))
-        results = env.state_.round_results
-        k = len(results)
-        out.append(
-            {
-                "policy": sum(round_score(r, me) for r in results) / k,
-                "opponents": sum(round_score(r, s) for r in results for s in range(n) if s != me) / (k * (n - 1)),
-                "won": sum(1 for r in results if r["winner"] == me),
-                "opponents_won": sum(1 for r in results if r["winner"] is not None and r["winner"] != me) / (n - 1),
-                "rounds": k,
-            }
-        )
-    return out
+    return _play(make_policy, profile, opponent, sessions, seed, env_config, first_session, workers=1)
+
+
+def _play(
+    policy: Any,
+    profile: str,
+    opponent: str,
+    sessions: int,
+    seed: int,
+    env_config: dict[str, Any],
+    first_session: int = 0,
+    workers: int = 1,
+) -> list[dict[str, Any]]:
+    n = _num_players(profile, env_config)
+    plans = match.rotation_plans(n, sessions, seed, first_session=first_session)
+    entrants = [policy] + [opponent] * (n - 1)
+    # spawn: a forked process would inherit the trainer's torch (OpenMP) state
+    records = match.play_sessions(profile, None, entrants, env_config, plans, workers=workers, start_method="spawn")
+    return [match_record(rec) for rec in records]
 
 
 def summarise_match(profile: str, opponent: str, records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -632,15 +645,6 @@ def summarise_match(profile: str, opponent: str, records: list[dict[str, Any]]) 
     }
 
 
-def _match_chunk(job: tuple[Any, ...]) -> list[dict[str, Any]]:
-    path, greedy, profile, opponent, sessions, seed, env_config, first = job
-    from rummy_env.bots.checkpoint_bot import CheckpointBot
-
-    return play_match(
-        lambda: CheckpointBot(path, greedy=greedy), profile, opponent, sessions, seed, env_config, first_session=first
-    )
-
-
 def evaluate_checkpoint(
     path: str,
     opponent: str,
@@ -651,6 +655,7 @@ def evaluate_checkpoint(
     env_config: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A checkpoint against ``opponent`` over ``sessions`` sessions (seats rotated), in ``workers`` processes."""
+    from rummy_env.bots.checkpoint_bot import CheckpointBot
     from rummy_env.models.checkpoints import read_metadata
 
     meta = read_metadata(path)
@@ -661,16 +666,8 @@ def evaluate_checkpoint(
     if reason:
         return {"opponent": opponent, "skipped": reason}
     start = time.perf_counter()
-    chunks = max(1, min(sessions, workers * 4))
-    size = [sessions // chunks + (c < sessions % chunks) for c in range(chunks)]
-    firsts = np.cumsum([0, *size[:-1]])
-    jobs = [(path, greedy, profile, opponent, s, seed, cfg, int(f)) for s, f in zip(size, firsts)]
-    if workers > 1:
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            parts = pool.map(_match_chunk, jobs)
-    else:
-        parts = [_match_chunk(j) for j in jobs]
-    records = [r for part in parts for r in part]
+    policy = functools.partial(CheckpointBot, path, greedy=greedy)  # picklable: built in each worker
+    records = _play(policy, profile, opponent, sessions, seed, cfg, workers=workers)
     out = summarise_match(profile, opponent, records)
     out["env_config"] = {k: list(v) if isinstance(v, tuple) else v for k, v in cfg.items()}
     out["greedy"] = greedy
@@ -679,11 +676,20 @@ def evaluate_checkpoint(
     return out
 
 
+def _lower_is_better(metric: str) -> bool:
+    """Whether a ``score_name`` metric is better lower, from the registry (the profile whose metric it is)."""
+    for g in GAMES.values():
+        if g.score_per_unit == metric:
+            return g.lower_is_better
+    known = sorted(g.score_per_unit for g in GAMES.values())
+    raise ValueError(f"metric {metric!r}: not the score of any profile; known: {known}")
+
+
 def format_match(m: dict[str, Any]) -> str:
     """One line of a match summary."""
     if "skipped" in m:
         return f"vs {m['opponent']:<10} skipped: {m['skipped']}"
-    better = "lower" if m["metric"].startswith("penalty") else "higher"
+    better = "lower" if _lower_is_better(m["metric"]) else "higher"
     return (
         f"vs {m['opponent']:<10} {m['metric']} ({better} is better): policy {m['policy']:.2f} ± {m['policy_ci95']:.2f}"
         f", {m['opponent']} {m['opponents']:.2f} ± {m['opponents_ci95']:.2f}, difference {m['difference']:+.2f} ± "

@@ -1,5 +1,5 @@
-"""Evaluate checkpoints against bots (seats rotated, 95 % confidence intervals), write the shipped-checkpoint
-manifest, and plot learning curves.
+"""Evaluate checkpoints against bots (seats rotated, Student-t 95 % confidence intervals over sessions; the match
+runner of ``rummy_env.evaluation.match``), write the shipped-checkpoint manifest, and plot learning curves.
 
     python training/evaluate.py checkpoints/contract --opponents random heuristic --sessions 200 --workers 2
     python training/evaluate.py --manifest checkpoints --sessions 200 --workers 2
@@ -97,9 +97,9 @@ def write_manifest(
     manifest = {
         "about": "Shipped rummy_env checkpoints: how each was made and how it plays. Evaluation: the greedy policy "
         "at one seat (rotated over sessions) against the other seats all played by the opponent bot; figures are "
-        "means per round over sessions with the half-width of a normal 95 % confidence interval; 'difference' is "
-        "the paired per-session difference policy - opponents (negative = fewer penalty points for contract "
-        "profiles; positive = more payment won for continental).",
+        "means per round over sessions with the half-width of a Student-t 95 % confidence interval over sessions; "
+        "'difference' is the paired per-session difference policy - opponents (negative = fewer penalty points for "
+        "contract profiles; positive = more payment won for continental).",
         "evaluation_seed": seed,
         "evaluated": time.strftime("%Y-%m-%d"),
         "checkpoints": entries,

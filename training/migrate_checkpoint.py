@@ -41,6 +41,9 @@ from rummy_env.models.checkpoints import (
 )
 from rummy_env.rules import get_rules
 
+#: the one profile whose checkpoints this migration maps (its set melds gained the joker's suit)
+MIGRATES = "contract_gamerules"
+
 
 def action_map(rules: Any) -> tuple[np.ndarray, int]:
     """(old id of every new action id, size of the old table) for ``rules`` (a Contract-family rules object)."""
@@ -69,8 +72,8 @@ def migrate(src: str | Path, dst: str | Path | None = None) -> dict[str, Any]:
 
     meta = read_metadata(src)  # hash and header checks
     profile, players = meta["profile"], meta["num_players"]
-    if profile != "contract_gamerules":
-        raise CheckpointError(f"{src}: profile {profile!r}; only contract_gamerules checkpoints need this migration")
+    if profile != MIGRATES:
+        raise CheckpointError(f"{src}: profile {profile!r}; only {MIGRATES} checkpoints need this migration")
     env_config = {k: v for k, v in (meta.get("env_config") or {}).items() if k not in ("num_players", "render_mode")}
     facts = env_facts(profile, players, **env_config)
     arch = dict(meta["architecture"])

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import new_state
+from ..registry import game
 from ..rules import PROFILES
 
 ENGINE_PROFILES = ("contract",)
@@ -130,7 +131,7 @@ def play_random_sessions(profile: str, sessions: int, seed: int, num_players: in
         "sessions": sessions,
         "seed": seed,
         "wins_per_seat": wins,
-        "score_kind": "payment" if profile == "continental" else "penalty",
+        "score_kind": game(profile).score_name,
         "mean_total_per_seat": [t / sessions for t in totals],
         "mean_per_round_per_seat": [t / max(rounds, 1) for t in totals],
         "rounds": rounds,
@@ -151,7 +152,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             continue
         n = len(res["wins_per_seat"])
         print(f"== {profile}: {res['sessions']} sessions of random legal play (seed {res['seed']}) ==")
-        what = "balance" if res["score_kind"] == "payment" else "penalty"
+        what = "penalty" if game(profile).lower_is_better else "balance"
         print(f"{'seat':>6} {'wins':>8} {'mean total ' + what:>20} {'mean per round':>16}")
         per_round = res["mean_per_round_per_seat"]
         for p in range(n):

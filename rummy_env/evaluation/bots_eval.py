@@ -1,13 +1,14 @@
 """Seeded matches between bots, seats rotated: ``evaluate(profile, entrants, sessions, seed, workers)``.
 
 Session ``i`` is dealt with seed ``seed * 100_000 + i`` and seats entrant ``j`` at seat ``(i + j) % n``, so every
-entrant plays every seat equally often and the same seed gives the same figures whatever the number of workers.
-Figures per bot id (over all the seats it holds):
+entrant plays every seat equally often and the same seed gives the same figures whatever the number of workers
+(the match runner of ``rummy_env.evaluation.match``: ``rotation_plans``, ``play_sessions``). Figures per bot id
+(over all the seats it holds):
 
 | key | meaning |
 |---|---|
-| `mean_penalty_per_round` | mean penalty one seat of this bot scores per round |
-| `ci95` | half-width of its 95 % confidence interval (normal, over sessions: one session = one sample) |
+| `mean_penalty_per_round` | mean score one seat of this bot scores per round (the profile's ``score_name``: a penalty, or continental's payment per deal) |
+| `ci95` | half-width of its 95 % confidence interval (Student-t over sessions: one session = one cluster; ``match.mean_ci``) |
 | `rounds_won_share` | share of the rounds one seat of this bot won (went out); rounds without a winner credit nobody |
 
 and per match: `turn_cap_share` (rounds ended by the engine turn cap), `exhausted_share` (rounds ended with the
@@ -20,77 +21,30 @@ stock and discard pile empty), `no_winner_share`, `mean_turns_per_round`, `max_t
 from __future__ import annotations
 
 import json
-import math
-import multiprocessing
 import time
 from typing import Any
 
-SESSION_SEED_STRIDE = 100_000
+from ..registry import game
+from .match import SESSION_SEED_STRIDE, half_width, mean_ci, play_sessions, rotation_plans, session_seed
 
 
-def session_seed(seed: int, i: int) -> int:
-    """Deal seed of session ``i`` of a match seeded ``seed``."""
-    return seed * SESSION_SEED_STRIDE + i
-
-
-def play_session(env: Any, bots: list[Any], seats: list[int], deal_seed: int) -> list[dict[str, Any]]:
-    """One seeded session; ``bots[j]`` sits at ``seats[j]``. Per round: penalties by entrant, winner entrant (or
-    None), the engine's reason and the turns played."""
-    raw = env.unwrapped
-    env.reset(seed=deal_seed)
-    by_seat = {seat: j for j, seat in enumerate(seats)}
-    rounds: list[dict[str, Any]] = []
-    done = 0
-    last_turn = 0
-    while not raw.state_.is_terminal():
-        agent = env.agent_selection
-        seat = raw.agent_name_mapping[agent]
-        action = bots[by_seat[seat]].act(env, agent)
-        last_turn = raw.state_.turn
-        env.step(action)
-        results = raw.state_.round_results
-        while done < len(results):
-            res = results[done]
-            winner = res["winner"]
-            rounds.append(
-                {
-                    "penalties": [res.get("penalties", res.get("payments"))[seats[j]] for j in range(len(seats))],
-                    "winner": None if winner is None else by_seat[winner],
-                    "reason": res["reason"],
-                    "turns": last_turn,
-                }
-            )
-            done += 1
-    return rounds
-
-
-def _play_chunk(job: tuple[str, list[str], int, list[int], dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """Worker: play the sessions ``indices`` of a match; bots are built once and re-seeded per session."""
-    import rummy_env
-
-    from .. import bots as bot_registry
-
-    profile, entrants, seed, indices, config = job
-    env = rummy_env.make(profile, wrapped=False, **config)
-    n = len(env.possible_agents)
-    players = [bot_registry.load(spec, seed=None) for spec in entrants]
-    out = []
-    for i in indices:
-        deal = session_seed(seed, i)
-        for j, bot in enumerate(players):
-            bot.reset(deal * 10 + j)
-        seats = [(i + j) % n for j in range(n)]
-        out.append(play_session(env, players, seats, deal))
-    return out
-
-
-def _mean_ci(samples: list[float]) -> tuple[float, float]:
-    n = len(samples)
-    mean = sum(samples) / n
-    if n < 2:
-        return mean, float("nan")
-    var = sum((x - mean) ** 2 for x in samples) / (n - 1)
-    return mean, 1.96 * math.sqrt(var / n)
+def session_rounds(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rounds of one session record (``MatchRunner.play``) by entrant: per round the scores of the entrants
+    (``penalties``: the profile's score, penalties or payments), the entrant that went out (or None), the engine's
+    reason and the turns played."""
+    seat_of = {e: s for s, e in enumerate(record["seats"])}
+    order = [seat_of[j] for j in range(len(seat_of))]
+    return [
+        {
+            "penalties": [scores[s] for s in order],
+            "winner": None if out is None else record["seats"][out],
+            "reason": reason,
+            "turns": turns,
+        }
+        for scores, out, reason, turns in zip(
+            record["round_scores"], record["went_out"], record["reasons"], record["round_turns"]
+        )
+    ]
 
 
 def evaluate(
@@ -102,11 +56,9 @@ def evaluate(
     **config: Any,
 ) -> dict[str, Any]:
     """Play ``sessions`` seeded sessions of ``profile`` between ``entrants`` (one bot id per seat) and summarise."""
-    import rummy_env
-
     from .. import bots as bot_registry
 
-    probe = rummy_env.make(profile, wrapped=False, **config)
+    probe = game(profile).make_env(wrapped=False, **config)
     n = len(probe.possible_agents)
     if len(entrants) != n:
         raise ValueError(f"profile {profile!r} seats {n} players: give {n} entrants, got {len(entrants)}")
@@ -115,19 +67,9 @@ def evaluate(
     if sessions < 1:
         raise ValueError(f"sessions={sessions!r}: need at least 1")
     start = time.perf_counter()
-    n_chunks = max(1, min(sessions, workers * 8))
-    chunks = [list(range(sessions))[c::n_chunks] for c in range(n_chunks)]
-    jobs = [(profile, list(entrants), seed, idx, dict(config)) for idx in chunks]
-    if workers > 1:
-        ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-        with ctx.Pool(workers) as pool:
-            parts = pool.map(_play_chunk, jobs)
-    else:
-        parts = [_play_chunk(job) for job in jobs]
-    by_index: dict[int, list[dict[str, Any]]] = {}
-    for idx, part in zip(chunks, parts):
-        by_index.update(zip(idx, part))
-    results = [by_index[i] for i in range(sessions)]
+    plans = rotation_plans(n, sessions, seed)
+    records = play_sessions(profile, None, list(entrants), dict(config), plans, workers=workers)
+    results = [session_rounds(rec) for rec in records]
     wall = time.perf_counter() - start
     return summarise(profile, entrants, results, seed, wall)
 
@@ -143,13 +85,12 @@ def summarise(
     bots: dict[str, Any] = {}
     for name in names:
         js = seats_of[name]
-        per_session = [sum(r["penalties"][j] for r in s for j in js) / (len(s) * len(js)) for s in results]
-        mean, ci = _mean_ci(per_session)
+        ci = mean_ci((sum(r["penalties"][j] for r in s for j in js), len(s) * len(js)) for s in results)
         wins = sum(1 for r in rounds if r["winner"] in js)
         bots[name] = {
             "seats": len(js),
-            "mean_penalty_per_round": round(mean, 2),
-            "ci95": round(ci, 2),
+            "mean_penalty_per_round": round(ci["mean"], 2),
+            "ci95": round(half_width(ci), 2),
             "rounds_won_share": round(wins / (n_rounds * len(js)), 4),
         }
     reasons = [r["reason"] for r in rounds]
@@ -170,8 +111,9 @@ def summarise(
 
 
 def _score_label(profile: str) -> str:
-    """Continental scores payments (higher is better), the Contract family penalties (lower is better)."""
-    return "payment/deal/seat" if profile == "continental" else "penalty/round/seat"
+    """The score column's title from the registry: ``penalty/round/seat``, continental's ``payment/deal/seat``."""
+    g = game(profile)
+    return f"{g.score_name}/{g.unit}/seat"
 
 
 def format_report(report: dict[str, Any]) -> str:
@@ -198,10 +140,12 @@ def main(argv: list[str] | None = None) -> int:
     import sys
 
     from ..cli.commands import ArgumentParser, count
-    from ..rules import PROFILES
+    from ..registry import GAMES
 
-    p = ArgumentParser(prog="python -m rummy_env.evaluation.bots_eval", description="Seeded bot matches with rotated seats.")
-    p.add_argument("--profile", default="contract", choices=list(PROFILES))
+    p = ArgumentParser(
+        prog="python -m rummy_env.evaluation.bots_eval", description="Seeded bot matches with rotated seats."
+    )
+    p.add_argument("--profile", default="contract", choices=list(GAMES))
     p.add_argument(
         "--entrants", nargs="+", required=True, help="one bot id per seat, e.g. heuristic random random random"
     )
@@ -217,6 +161,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0
+
+
+__all__ = ["SESSION_SEED_STRIDE", "evaluate", "format_report", "main", "session_rounds", "session_seed", "summarise"]
 
 
 if __name__ == "__main__":

@@ -24,17 +24,21 @@ stock runs out, which depends on the play. The redeal is loaded through the env'
 session's scores, dealer and generator, so the players see exactly what a dealt round shows. Every deal's
 fingerprint (hands, discard, stock) is recorded and ``results["duplicate_check"]`` compares the rotations.
 
-Scores are in the profile's own unit: penalties (``contract``, ``contract_gamerules``: lower is better) or payments
-(``continental``: zero-sum, higher is better). Confidence intervals are Student-t 95 % intervals over independent
-deal sets (sessions when ``duplicate=False``), with the cluster (ratio) estimator of the standard error, because
-the rotations of one deal set and the rounds of one session are not independent.
+Scores are in the profile's own unit (the registry's ``score_name``): penalties (``contract``,
+``contract_gamerules``: lower is better) or payments (``continental``: zero-sum, higher is better). Confidence
+intervals are Student-t 95 % intervals over independent deal sets (sessions when ``duplicate=False``), with the
+cluster (ratio) estimator of the standard error, because the rotations of one deal set and the rounds of one
+session are not independent.
+
+The plans, the session runner, the worker pool, the redeal and the interval are those of every match
+(``rummy_env.evaluation.match``: ``plan_sessions``, ``MatchRunner`` -- here also ``SessionRunner`` --,
+``play_sessions``, ``redeal``, ``mean_ci`` -- here also ``cluster_mean_ci``); this module plans a tournament,
+summarises its records (standings, head to head, openskill ratings, design checks) and writes them out.
 """
 
 from __future__ import annotations
 
 import csv
-import hashlib
-import itertools
 import json
 import math
 import os
@@ -47,284 +51,28 @@ from typing import Any
 
 import numpy as np
 
-#: the 97.5 % quantile of the standard normal distribution
-Z975 = 1.959963984540054
-#: exact 97.5 % Student-t quantiles for 1..5 degrees of freedom (the series below is poor there)
-_T975_SMALL = {
-    1: 12.706204736174707,
-    2: 4.302652729749464,
-    3: 3.182446305284263,
-    4: 2.7764451051977987,
-    5: 2.570581835636314,
-}
+from ..registry import game
+from .match import (
+    BACKENDS,
+    EXTRA_FIELDS,
+    Z975,
+    MatchRunner,
+    SessionPlan,
+    deal_fingerprint,
+    mean_ci,
+    numbered_rounds,
+    plan_sessions,
+    play_sessions,
+    redeal,
+    t975,
+    table_design,
+)
+from .match import torch_threads as _torch_threads
 
-BACKENDS = ("local", "ray")
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Statistics
-# ----------------------------------------------------------------------------------------------------------------
-
-
-def t975(df: int) -> float:
-    """The 97.5 % quantile of Student's t with ``df`` degrees of freedom (Abramowitz-Stegun 26.7.5 for df > 5)."""
-    if df < 1:
-        raise ValueError(f"df={df}: need at least one degree of freedom")
-    if df in _T975_SMALL:
-        return _T975_SMALL[df]
-    z = Z975
-    g1 = (z**3 + z) / 4
-    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
-    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
-    g4 = (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160
-    return z + g1 / df + g2 / df**2 + g3 / df**3 + g4 / df**4
-
-
-def cluster_mean_ci(clusters: Sequence[tuple[float, int]]) -> dict[str, Any]:
-    """Mean of samples grouped in independent clusters ``(sum, count)``, with a 95 % t interval (ratio estimator).
-
-    ``low``/``high`` are ``None`` with fewer than two clusters (no spread to measure).
-    """
-    clusters = [(float(s), int(m)) for s, m in clusters if m > 0]
-    total = sum(m for _, m in clusters)
-    if total == 0:
-        return {"mean": None, "low": None, "high": None, "n": 0, "clusters": 0}
-    mean = sum(s for s, _ in clusters) / total
-    c = len(clusters)
-    if c < 2:
-        return {"mean": mean, "low": None, "high": None, "n": total, "clusters": c}
-    resid = sum((s - mean * m) ** 2 for s, m in clusters)
-    se = math.sqrt(c / (c - 1) * resid) / total
-    half = t975(c - 1) * se
-    return {"mean": mean, "low": mean - half, "high": mean + half, "n": total, "clusters": c}
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Plan: tables, rotations, seeds
-# ----------------------------------------------------------------------------------------------------------------
-
-
-def table_design(num_entrants: int, num_players: int) -> list[tuple[int, ...]]:
-    """The tables of one block: each a sorted tuple of ``num_players`` entrant indices (see the module docstring)."""
-    e, n = num_entrants, num_players
-    if e < 1 or n < 1:
-        raise ValueError(f"need at least one entrant and one seat, got {e} entrant(s) and {n} seat(s)")
-    if e > n:
-        return list(itertools.combinations(range(e), n))
-    base, spare = divmod(n, e)
-    if spare == 0:
-        return [tuple(i for i in range(e) for _ in range(base))]
-    tables = []
-    for shift in range(e):
-        extra = {(shift + j) % e for j in range(spare)}
-        tables.append(tuple(sorted(i for i in range(e) for _ in range(base + (i in extra)))))
-    return tables
-
-
-def _seed_int(*words: int) -> int:
-    """A 63-bit seed from a tuple of non-negative integers (numpy ``SeedSequence``: well mixed, platform-free)."""
-    a, b = np.random.SeedSequence(list(words)).generate_state(2, np.uint32)
-    return (int(a) << 31) ^ int(b)
-
-
-# purposes mixed into the seeds so that the streams never collide
-_DEAL, _ROUND, _BOT, _SEATING = 1, 2, 3, 4
-
-
-@dataclass(frozen=True)
-class SessionPlan:
-    """One session of the tournament: who sits where and which shoes are dealt."""
-
-    #: position in the tournament (results are merged in this order)
-    index: int
-    #: the deal set: sessions with the same deal set replay the same shoes (duplicate mode)
-    deal_set: int
-    #: the table of the design and the rotation (0..n-1) of its seating
-    table: int
-    rotation: int
-    #: entrant index at each seat
-    seats: tuple[int, ...]
-    #: the env's reset seed (fixes the first deal) and the tournament seed (later deals and bot seeds)
-    deal_seed: int
-    seed: int
-    duplicate: bool
-
-    def round_seed(self, round_index: int) -> int:
-        """Seed of the deal of round ``round_index`` (0-based, >= 1), shared by the rotations of the deal set."""
-        key = self.deal_set if self.duplicate else self.index
-        return _seed_int(self.seed, _ROUND, key, round_index)
-
-    def bot_seed(self, seat: int) -> int:
-        """Seed of the bot at ``seat`` for this session."""
-        return _seed_int(self.seed, _BOT, self.index, seat)
-
-
-def plan_sessions(
-    num_entrants: int, num_players: int, sessions: int, seed: int = 0, duplicate: bool = True
-) -> list[SessionPlan]:
-    """The sessions of a tournament, ``sessions`` rounded up to whole blocks (tables x rotations)."""
-    if sessions < 1:
-        raise ValueError(f"sessions={sessions}: need at least one session")
-    if seed < 0:
-        raise ValueError(f"seed={seed}: seeds are non-negative integers")
-    design = table_design(num_entrants, num_players)
-    n = num_players
-    block = len(design) * n
-    blocks = -(-sessions // block)
-    plans = []
-    for b in range(blocks):
-        for t, table in enumerate(design):
-            rng = np.random.Generator(np.random.PCG64(_seed_int(seed, _SEATING, b, t)))
-            # a seeded order of the distinct entrants, each one's seats side by side: the n rotations are then n
-            # different seatings (an alternating A B A B would repeat itself after two)
-            distinct = sorted(set(table))
-            base = [distinct[i] for i in rng.permutation(len(distinct)) for _ in range(table.count(distinct[i]))]
-            deal_set = b * len(design) + t
-            for r in range(n):
-                index = len(plans)
-                key = (deal_set, 0) if duplicate else (index, 1)
-                plans.append(
-                    SessionPlan(
-                        index=index,
-                        deal_set=deal_set,
-                        table=t,
-                        rotation=r,
-                        seats=tuple(base[(s - r) % n] for s in range(n)),
-                        deal_seed=_seed_int(seed, _DEAL, *key),
-                        seed=seed,
-                        duplicate=duplicate,
-                    )
-                )
-    return plans
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Playing one session
-# ----------------------------------------------------------------------------------------------------------------
-
-
-def deal_fingerprint(state_json: dict[str, Any]) -> str:
-    """A short hash of a deal: every hand, the discard pile and the stock order."""
-    text = json.dumps([state_json["hands"], state_json["discard"], state_json["stock"]], separators=(",", ":"))
-    return hashlib.sha1(text.encode()).hexdigest()[:16]
-
-
-def redeal(env: Any, seed: int) -> dict[str, Any]:
-    """Replace the round just dealt in ``env`` by a deal from ``seed`` (same round, dealer, scores and generator);
-    returns the scenario loaded. The deal is the one a fresh engine state of this round deals from ``seed``, turned
-    so that the same hands go to the same seats relative to the dealer."""
-    raw = env.unwrapped
-    st = raw.state_
-    data = st.to_json()
-    if hasattr(st, "num_deals"):  # continental: every deal is dealt alike
-        fresh = type(st)(raw.rules, seed=seed, deals=1)
-    else:
-        fresh = type(st)(raw.rules, seed=seed, rounds=(st.round,))
-    fj = fresh.to_json()
-    n = st.n
-    shift = fresh.dealer - st.dealer
-    data["hands"] = [fj["hands"][(s + shift) % n] for s in range(n)]
-    data["discard"], data["stock"] = fj["discard"], fj["stock"]
-    env.reset(options={"scenario": data})
-    return data
-
-
-class SessionRunner:
-    """Plays planned sessions of one tournament: one env, one bot per (entrant, seat), reused between sessions."""
-
-    def __init__(self, profile: str, num_players: int, specs: Sequence[str], env_config: dict[str, Any]):
-        import rummy_env
-
-        self.profile = profile
-        self.num_players = num_players
-        self.specs = list(specs)
-        # a bot's illegal action is a bug to report, not a lost game: raise (env() would terminate)
-        self.env = rummy_env.make(profile, num_players=num_players, **{"illegal_action": "raise", **env_config})
-        self._bots: dict[tuple[int, int], Any] = {}
-
-    def bot(self, entrant: int, seat: int, seed: int) -> Any:
-        """The bot of ``entrant`` at ``seat``, reset with ``seed`` (loaded once)."""
-        from .. import bots
-
-        key = (entrant, seat)
-        b = self._bots.get(key)
-        if b is None:
-            b = self._bots[key] = bots.load(self.specs[entrant], seed=seed)
-        b.reset(seed)
-        return b
-
-    def play(self, plan: SessionPlan, on_round_start: Any = None) -> dict[str, Any]:
-        """Play ``plan``; ``on_round_start(env, round_index)`` is called when each round has been dealt."""
-        env = self.env
-        raw = env.unwrapped
-        players = [self.bot(e, s, plan.bot_seed(s)) for s, e in enumerate(plan.seats)]
-        env.reset(seed=plan.deal_seed)
-        deals = [deal_fingerprint(raw.state_.to_json())] if plan.duplicate else []
-        if on_round_start is not None:
-            on_round_start(env, 0)
-        seen = 0
-        decisions = 0
-        while not raw.state_.is_terminal():
-            agent = env.agent_selection
-            env.step(players[raw.agent_name_mapping[agent]].act(env, agent))
-            decisions += 1
-            st = raw.state_
-            if len(st.round_results) != seen:
-                seen = len(st.round_results)
-                if st.is_terminal():
-                    break
-                if plan.duplicate:
-                    deals.append(deal_fingerprint(redeal(env, plan.round_seed(seen))))
-                if on_round_start is not None:
-                    on_round_start(env, seen)
-        st = raw.state_
-        key = "payments" if st.round_results and "payments" in st.round_results[0] else "penalties"
-        higher = key == "payments"
-        round_scores = [list(r[key]) for r in st.round_results]
-        round_winners = []
-        for r, scores in zip(st.round_results, round_scores):
-            if r.get("winner") is not None:
-                round_winners.append([r["winner"]])
-            else:
-                best = max(scores) if higher else min(scores)
-                round_winners.append([s for s, v in enumerate(scores) if v == best])
-        return {
-            "session": plan.index,
-            "deal_set": plan.deal_set,
-            "table": plan.table,
-            "rotation": plan.rotation,
-            "deal_seed": plan.deal_seed,
-            "seats": list(plan.seats),
-            "score": "payment" if higher else "penalty",
-            "round_scores": round_scores,
-            "round_winners": round_winners,
-            "reasons": [r["reason"] for r in st.round_results],
-            "totals": list(st.scores),
-            "winners": list(st.winners()),
-            "deals": deals,
-            "decisions": decisions,
-        }
-
-
-_WORKER: dict[str, Any] = {}
-
-
-def _init_worker(profile: str, num_players: int, specs: list[str], env_config: dict[str, Any]) -> None:
-    _single_thread_torch()
-    _WORKER["runner"] = SessionRunner(profile, num_players, specs, env_config)
-
-
-def _run_plan(plan: SessionPlan) -> dict[str, Any]:
-    return _WORKER["runner"].play(plan)
-
-
-def _single_thread_torch() -> None:
-    """Network bots compute with one thread, so that results do not depend on how many processes share the CPUs."""
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(1)
-    else:
-        os.environ.setdefault("OMP_NUM_THREADS", "1")
+#: the tournament's session runner (``rummy_env.evaluation.match.MatchRunner``; this name is kept for callers)
+SessionRunner = MatchRunner
+#: the tournament's confidence interval (``rummy_env.evaluation.match.mean_ci``; this name is kept for callers)
+cluster_mean_ci = mean_ci
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -369,19 +117,14 @@ def check_entrants(profile: str, specs: Sequence[str], num_players: int, env_con
 
 
 def resolve_num_players(profile: str, num_players: int | None) -> int:
-    """The table size: ``num_players`` or the profile's default; ``ValueError`` if the profile cannot seat it."""
-    from ..rules import PROFILES
-
-    if profile not in PROFILES:
-        raise ValueError(f"unknown profile {profile!r}; available: {sorted(PROFILES)}")
-    rules = PROFILES[profile]
+    """The table size: ``num_players`` or the profile's default (the registry's player counts); ``ValueError`` if
+    the profile cannot seat it."""
+    g = game(profile)
     if num_players is None:
-        return rules.num_players
-    if not isinstance(num_players, int) or not rules.min_players <= num_players <= rules.max_players:
+        return g.default_players
+    if not isinstance(num_players, int) or not g.min_players <= num_players <= g.max_players:
         allowed = (
-            f"exactly {rules.min_players}"
-            if rules.min_players == rules.max_players
-            else f"{rules.min_players} to {rules.max_players}"
+            f"exactly {g.min_players}" if g.min_players == g.max_players else f"{g.min_players} to {g.max_players}"
         )
         raise ValueError(f"profile {profile!r} seats {allowed} players; {num_players!r} players is impossible")
     return num_players
@@ -403,62 +146,16 @@ def tournament(
 
     ``sessions`` is rounded up to whole blocks (module docstring); ``workers`` processes play them, merged in
     session order, so the results (everything but ``results["timing"]``) depend only on the arguments.
-    ``env_config`` goes to ``rummy_env.make`` (``rounds=(1, 2)``, ``deals=2``, rule overrides); ``progress``
-    shows a tqdm bar on stderr.
+    ``env_config`` goes to ``rummy_env.make`` (``rounds=(1, 2)``; continental ``rounds=2`` deals; rule overrides);
+    ``progress`` shows a tqdm bar on stderr.
     """
-    if backend not in BACKENDS:
-        raise ValueError(f"backend={backend!r}; available: {list(BACKENDS)}")
     specs = list(entrants)
-    if len(specs) < 2:
-        raise ValueError(f"a tournament needs at least two entrants, got {specs!r}")
-    if not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers={workers!r}: a positive integer")
-    for key in ("max_steps", "render_mode", "illegal_action"):
-        if key in env_config:
-            raise ValueError(f"{key} cannot be set for a tournament (sessions are always played to the end)")
-    n = resolve_num_players(profile, num_players)
+    n = _check_arguments(profile, specs, workers, num_players, backend, env_config)
     with _torch_threads(1):
         check_entrants(profile, specs, n, env_config)
     plans = plan_sessions(len(specs), n, sessions, seed=seed, duplicate=duplicate)
-
-    from tqdm import tqdm
-
-    pool = None
-    if workers > 1 and backend == "local":
-        import multiprocessing
-
-        # fork where the platform has it (no re-import of the caller's __main__); spawn elsewhere. The workers
-        # compute torch with one thread (a forked OpenMP pool is unsafe) and load their own bots.
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        ctx = multiprocessing.get_context(method)
-        pool = ctx.Pool(workers, initializer=_init_worker, initargs=(profile, n, specs, dict(env_config)))
     start = time.perf_counter()
-    records: list[dict[str, Any]] = []
-    bar = tqdm(total=len(plans), desc=f"{profile} tournament", unit="session", file=sys.stderr, disable=not progress)
-    try:
-        if backend == "ray":
-            try:
-                from ..integrations.ray_backend import play_session_task, run_matches_ray, session_tasks
-            except ImportError:
-                raise ValueError("backend='ray' needs ray: pip install 'rummy_env[rllib]'") from None
-            tasks = session_tasks(profile, n, specs, env_config, plans)
-            records = run_matches_ray(play_session_task, tasks, progress=bar.update)
-        elif pool is None:
-            runner = SessionRunner(profile, n, specs, env_config)
-            with _torch_threads(1):
-                for plan in plans:
-                    records.append(runner.play(plan))
-                    bar.update()
-        else:
-            chunk = max(1, min(8, len(plans) // (workers * 8)))
-            for rec in pool.imap(_run_plan, plans, chunksize=chunk):
-                records.append(rec)
-                bar.update()
-    finally:
-        bar.close()
-        if pool is not None:
-            pool.terminate()
-            pool.join()
+    records = _play_plans(profile, n, specs, env_config, plans, workers, backend, progress)
     seconds = time.perf_counter() - start
     results = summarize(records, profile=profile, specs=specs, num_players=n, seed=seed, duplicate=duplicate)
     results["sessions_requested"] = sessions
@@ -473,23 +170,42 @@ def tournament(
     return results
 
 
-class _torch_threads:  # noqa: N801 - used as a context manager
-    """Run with ``k`` torch threads if torch is loaded (network bots), restoring the count afterwards."""
+def _check_arguments(
+    profile: str, specs: list[str], workers: Any, num_players: int | None, backend: str, env_config: dict[str, Any]
+) -> int:
+    """The table size, after refusing arguments a tournament cannot play (``ValueError`` saying what is allowed)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend={backend!r}; available: {list(BACKENDS)}")
+    if len(specs) < 2:
+        raise ValueError(f"a tournament needs at least two entrants, got {specs!r}")
+    if not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers={workers!r}: a positive integer")
+    for key in ("max_steps", "render_mode", "illegal_action"):
+        if key in env_config:
+            raise ValueError(f"{key} cannot be set for a tournament (sessions are always played to the end)")
+    return resolve_num_players(profile, num_players)
 
-    def __init__(self, k: int):
-        self.k = k
-        self.old: int | None = None
 
-    def __enter__(self) -> None:
-        torch = sys.modules.get("torch")
-        if torch is not None:
-            self.old = torch.get_num_threads()
-            torch.set_num_threads(self.k)
+def _play_plans(
+    profile: str,
+    n: int,
+    specs: list[str],
+    env_config: dict[str, Any],
+    plans: list[SessionPlan],
+    workers: int,
+    backend: str,
+    progress: bool,
+) -> list[dict[str, Any]]:
+    """The tournament records of ``plans`` (the match runner's, without ``EXTRA_FIELDS``), with a tqdm bar."""
+    from tqdm import tqdm
 
-    def __exit__(self, *exc: Any) -> None:
-        torch = sys.modules.get("torch")
-        if torch is not None and self.old is not None:
-            torch.set_num_threads(self.old)
+    bar = tqdm(total=len(plans), desc=f"{profile} tournament", unit="session", file=sys.stderr, disable=not progress)
+    try:
+        played = play_sessions(profile, n, specs, env_config, plans, workers=workers, backend=backend,
+                               progress=bar.update)  # fmt: skip
+    finally:
+        bar.close()
+    return [{k: v for k, v in rec.items() if k not in EXTRA_FIELDS} for rec in played]
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -501,6 +217,77 @@ def _better(a: float, b: float, higher: bool) -> bool:
     return a > b if higher else a < b
 
 
+class _Clusters:
+    """Sums and counts of samples per cluster (deal set or session), in the order the clusters first appear."""
+
+    def __init__(self) -> None:
+        self.cells: dict[Any, list[float]] = {}
+
+    def add(self, key: Any, value: float, count: int = 1) -> None:
+        cell = self.cells.setdefault(key, [0.0, 0])
+        cell[0] += value
+        cell[1] += count
+
+    def ci(self) -> dict[str, Any]:
+        """The mean and its 95 % interval over the clusters (``mean_ci``), clusters in key order."""
+        return mean_ci([tuple(v) for _, v in sorted(self.cells.items())])  # type: ignore[misc]
+
+    def share(self) -> float | None:
+        """The plain mean of the samples (None without samples)."""
+        tot = sum(v[1] for v in self.cells.values())
+        return sum(v[0] for v in self.cells.values()) / tot if tot else None
+
+
+@dataclass
+class _Tally:
+    """Everything ``summarize`` accumulates over the session records."""
+
+    num_entrants: int
+    num_players: int
+    higher: bool
+
+    def __post_init__(self) -> None:
+        e, n = self.num_entrants, self.num_players
+        self.per_round = [_Clusters() for _ in range(e)]
+        self.per_session = [_Clusters() for _ in range(e)]
+        self.round_wins = [_Clusters() for _ in range(e)]
+        self.session_wins = [_Clusters() for _ in range(e)]
+        self.places = [_Clusters() for _ in range(e)]
+        self.h2h: dict[tuple[int, int], _Clusters] = {}
+        self.ahead: dict[tuple[int, int], list[float]] = {}
+        self.meetings = [[0] * e for _ in range(e)]
+        self.seats_played = [[0] * n for _ in range(e)]
+
+    def add_session(self, rec: dict[str, Any], cluster: int) -> None:
+        """Count one session record into the cluster ``cluster``."""
+        seats, totals, winners = rec["seats"], rec["totals"], rec["winners"]
+        for s, e in enumerate(seats):
+            self.seats_played[e][s] += 1
+            for r, scores in enumerate(rec["round_scores"]):
+                self.per_round[e].add(cluster, scores[s])
+                rw = rec["round_winners"][r]
+                self.round_wins[e].add(cluster, 1.0 / len(rw) if s in rw else 0.0)
+            self.per_session[e].add(cluster, totals[s])
+            self.session_wins[e].add(cluster, 1.0 / len(winners) if s in winners else 0.0)
+            self.places[e].add(cluster, 1 + sum(_better(totals[q], totals[s], self.higher) for q in range(len(seats))))
+        self._add_pairs(seats, totals, cluster)
+
+    def _add_pairs(self, seats: list[int], totals: list[float], cluster: int) -> None:
+        present = sorted(set(seats))
+        n = len(seats)
+        mean_total = {e: sum(totals[s] for s in range(n) if seats[s] == e) / seats.count(e) for e in present}
+        for i in present:
+            for j in present:
+                if i == j:
+                    continue
+                self.meetings[i][j] += 1
+                self.h2h.setdefault((i, j), _Clusters()).add(cluster, mean_total[i] - mean_total[j])
+                ti, tj = mean_total[i], mean_total[j]
+                cell = self.ahead.setdefault((i, j), [0.0, 0])
+                cell[0] += 1.0 if _better(ti, tj, self.higher) else 0.5 if ti == tj else 0.0
+                cell[1] += 1
+
+
 def summarize(
     records: Sequence[dict[str, Any]],
     profile: str,
@@ -510,83 +297,53 @@ def summarize(
     duplicate: bool,
 ) -> dict[str, Any]:
     """Standings, head-to-head table, ratings and design checks from the session records (in session order)."""
+    g = game(profile)
     labels = entrant_labels(specs)
-    e_count = len(specs)
-    n = num_players
-    score = records[0]["score"] if records else "penalty"
-    higher = score == "payment"
-
-    # per entrant, per cluster: sums and counts -------------------------------------------------------------
-    def new() -> dict[Any, list[float]]:
-        return {}
-
-    per_round = [new() for _ in range(e_count)]
-    per_session = [new() for _ in range(e_count)]
-    round_wins = [new() for _ in range(e_count)]
-    session_wins = [new() for _ in range(e_count)]
-    places = [new() for _ in range(e_count)]
-    h2h: dict[tuple[int, int], dict[Any, list[float]]] = {}
-    ahead: dict[tuple[int, int], list[float]] = {}
-    meetings = [[0] * e_count for _ in range(e_count)]
-    seats_played = [[0] * n for _ in range(e_count)]
-
-    def add(acc: dict[Any, list[float]], key: Any, value: float, count: int = 1) -> None:
-        cell = acc.setdefault(key, [0.0, 0])
-        cell[0] += value
-        cell[1] += count
-
+    e_count, n = len(specs), num_players
+    higher = not g.lower_is_better
+    tally = _Tally(e_count, n, higher)
     for rec in records:
-        cluster = rec["deal_set"] if duplicate else rec["session"]
-        seats = rec["seats"]
-        totals = rec["totals"]
-        winners = rec["winners"]
-        for s, e in enumerate(seats):
-            seats_played[e][s] += 1
-            for r, scores in enumerate(rec["round_scores"]):
-                add(per_round[e], cluster, scores[s])
-                rw = rec["round_winners"][r]
-                add(round_wins[e], cluster, 1.0 / len(rw) if s in rw else 0.0)
-            add(per_session[e], cluster, totals[s])
-            add(session_wins[e], cluster, 1.0 / len(winners) if s in winners else 0.0)
-            add(places[e], cluster, 1 + sum(_better(totals[q], totals[s], higher) for q in range(n)))
-        present = sorted(set(seats))
-        mean_total = {e: sum(totals[s] for s in range(n) if seats[s] == e) / seats.count(e) for e in present}
-        for i in present:
-            for j in present:
-                if i == j:
-                    continue
-                meetings[i][j] += 1
-                add(h2h.setdefault((i, j), {}), cluster, mean_total[i] - mean_total[j])
-                ti, tj = mean_total[i], mean_total[j]
-                cell = ahead.setdefault((i, j), [0.0, 0])
-                cell[0] += 1.0 if _better(ti, tj, higher) else 0.5 if ti == tj else 0.0
-                cell[1] += 1
-
-    def ci(acc: dict[Any, list[float]]) -> dict[str, Any]:
-        return cluster_mean_ci([tuple(v) for _, v in sorted(acc.items())])  # type: ignore[misc]
-
-    def share(acc: dict[Any, list[float]]) -> float | None:
-        tot = sum(v[1] for v in acc.values())
-        return sum(v[0] for v in acc.values()) / tot if tot else None
-
+        tally.add_session(rec, rec["deal_set"] if duplicate else rec["session"])
     ratings = rate_sessions(records, e_count, higher)
+    return {
+        "profile": profile,
+        "num_players": n,
+        "entrants": labels,
+        "specs": list(specs),
+        "seed": seed,
+        "duplicate": duplicate,
+        "score": g.score_name,
+        "higher_is_better": higher,
+        "sessions": len(records),
+        "deal_sets": len({r["deal_set"] if duplicate else r["session"] for r in records}),
+        "rounds": sum(len(r["round_scores"]) for r in records),
+        "design": _design(tally, labels, n),
+        "duplicate_check": _duplicate_check(records, duplicate),
+        "standings": _standings(tally, labels, specs, ratings),
+        "head_to_head": _head_to_head(tally, labels),
+        "records": list(records),
+    }
+
+
+def _standings(tally: _Tally, labels: list[str], specs: Sequence[str], ratings: list[dict[str, float]]) -> list[dict]:
+    """One row per entrant, best first: by rating ordinal, then by mean score per session, then by name."""
     standings = []
-    for e in range(e_count):
+    for e in range(len(specs)):
         standings.append(
             {
                 "entrant": labels[e],
                 "spec": specs[e],
                 "rating": ratings[e],
-                "per_round": ci(per_round[e]),
-                "per_session": ci(per_session[e]),
-                "rounds_won": share(round_wins[e]),
-                "sessions_won": share(session_wins[e]),
-                "mean_place": share(places[e]),
-                "sessions_played": sum(seats_played[e]),
-                "seats_played": seats_played[e],
+                "per_round": tally.per_round[e].ci(),
+                "per_session": tally.per_session[e].ci(),
+                "rounds_won": tally.round_wins[e].share(),
+                "sessions_won": tally.session_wins[e].share(),
+                "mean_place": tally.places[e].share(),
+                "sessions_played": sum(tally.seats_played[e]),
+                "seats_played": tally.seats_played[e],
             }
         )
-    sign = -1.0 if higher else 1.0
+    sign = -1.0 if tally.higher else 1.0
 
     def order_key(row: dict[str, Any]) -> tuple[float, float, str]:
         mean = row["per_session"]["mean"]
@@ -595,12 +352,16 @@ def summarize(
     standings.sort(key=order_key)
     for rank, row in enumerate(standings, 1):
         row["rank"] = rank
+    return standings
 
-    head_to_head = []
-    for (i, j), acc in sorted(h2h.items()):
-        stat = ci(acc)
-        a = ahead[(i, j)]
-        head_to_head.append(
+
+def _head_to_head(tally: _Tally, labels: list[str]) -> list[dict[str, Any]]:
+    """Per ordered pair that met: mean session difference row minus column (95 % CI) and the share row ahead."""
+    out = []
+    for (i, j), acc in sorted(tally.h2h.items()):
+        stat = acc.ci()
+        a = tally.ahead[(i, j)]
+        out.append(
             {
                 "row": labels[i],
                 "col": labels[j],
@@ -611,40 +372,32 @@ def summarize(
                 "row_ahead": a[0] / a[1],
             }
         )
+    return out
 
-    # design checks ----------------------------------------------------------------------------------------
+
+def _design(tally: _Tally, labels: list[str], n: int) -> dict[str, Any]:
+    """The tables of a block and the balance checks: every entrant every seat, every pair equally often."""
+    e_count = tally.num_entrants
+    design = table_design(e_count, n)
+    pair_counts = sorted({tally.meetings[i][j] for i in range(e_count) for j in range(e_count) if i != j})
+    return {
+        "tables": [[labels[e] for e in t] for t in design],
+        "sessions_per_block": len(design) * n,
+        "pair_meetings": tally.meetings,
+        "pairs_balanced": len(pair_counts) <= 1,
+        "every_seat": all(len(set(row)) == 1 for row in tally.seats_played),
+    }
+
+
+def _duplicate_check(records: Sequence[dict[str, Any]], duplicate: bool) -> dict[str, Any]:
+    """Whether the rotations of every deal set were dealt the same deals (None without duplicate deals)."""
     by_set: dict[int, set[tuple[str, ...]]] = {}
     for rec in records:
         if rec["deals"]:
             by_set.setdefault(rec["deal_set"], set()).add(tuple(rec["deals"]))
-    pair_counts = sorted({meetings[i][j] for i in range(e_count) for j in range(e_count) if i != j})
-    rounds = [len(r["round_scores"]) for r in records]
     return {
-        "profile": profile,
-        "num_players": n,
-        "entrants": labels,
-        "specs": list(specs),
-        "seed": seed,
-        "duplicate": duplicate,
-        "score": score,
-        "higher_is_better": higher,
-        "sessions": len(records),
-        "deal_sets": len({r["deal_set"] if duplicate else r["session"] for r in records}),
-        "rounds": sum(rounds),
-        "design": {
-            "tables": [[labels[e] for e in t] for t in table_design(e_count, n)],
-            "sessions_per_block": len(table_design(e_count, n)) * n,
-            "pair_meetings": meetings,
-            "pairs_balanced": len(pair_counts) <= 1,
-            "every_seat": all(len(set(row)) == 1 for row in seats_played),
-        },
-        "duplicate_check": {
-            "deal_sets": len(by_set),
-            "identical": all(len(v) == 1 for v in by_set.values()) if duplicate else None,
-        },
-        "standings": standings,
-        "head_to_head": head_to_head,
-        "records": list(records),
+        "deal_sets": len(by_set),
+        "identical": all(len(v) == 1 for v in by_set.values()) if duplicate else None,
     }
 
 
@@ -838,17 +591,30 @@ def plot_results(results: dict[str, Any], path: str | os.PathLike[str]) -> None:
 
 
 def env_config_from_args(profile: str, rounds: Sequence[int] | None, deals: int | None) -> dict[str, Any]:
-    """``--rounds`` (contract family: a subset of round numbers) / ``--deals`` (continental) as env arguments."""
-    config: dict[str, Any] = {}
-    if rounds:
-        if profile == "continental":
-            raise ValueError("--rounds is for the contract profiles; continental counts deals: use --deals N")
-        config["rounds"] = tuple(rounds)
+    """``--rounds`` / ``--deals`` as the env's session length ``rounds=``; ``ValueError`` saying what is allowed.
+
+    A profile of numbered rounds (the Contract family) takes round numbers: ``--rounds 1 2`` plays those rounds.
+    A profile that counts alike deals (continental) takes one number, the deals per session: ``--rounds 2``
+    (``--deals 2`` is the old spelling, still accepted). Which kind a profile is comes from its engine
+    (``rummy_env.evaluation.match.numbered_rounds``)."""
+    g = game(profile)
+    numbered = numbered_rounds(g)
     if deals is not None:
-        if profile != "continental":
-            raise ValueError(f"--deals is for continental; {profile!r} plays rounds: use --rounds 1 2 ...")
-        config["deals"] = deals
-    return config
+        if rounds:
+            raise ValueError("--rounds and --deals both given: --deals is the old spelling of --rounds; give one")
+        if numbered:
+            raise ValueError(
+                f"--deals counts deals; {profile!r} plays numbered {g.units}: use --rounds with round numbers (1 2 ...)"
+            )
+        rounds = [deals]
+    if not rounds:
+        return {}
+    if numbered:
+        return {"rounds": tuple(rounds)}
+    if len(rounds) != 1:
+        given = " ".join(str(r) for r in rounds)
+        raise ValueError(f"--rounds {given}: {profile!r} counts {g.units}; give one number, the {g.units} per session")
+    return {"rounds": rounds[0]}
 
 
 def _cmd_tournament(args: Any) -> int:
@@ -902,8 +668,14 @@ def add_tournament_command(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1; results do not change)")
     p.add_argument("--num-players", type=int, default=None, help="seats per table (default: the profile's)")
-    p.add_argument("--rounds", type=int, nargs="+", default=None, help="contract profiles: play only these rounds")
-    p.add_argument("--deals", type=int, default=None, help="continental: deals per session")
+    p.add_argument(
+        "--rounds",
+        type=int,
+        nargs="+",
+        default=None,
+        help="session length: contract profiles, the round numbers to play (1 2 ...); continental, one number of deals",
+    )
+    p.add_argument("--deals", type=int, default=None, help="continental: old spelling of --rounds (deals per session)")
     p.add_argument("--no-duplicate", action="store_true", help="fresh shoes for every session (no duplicate deals)")
     p.add_argument("--out", default=None, help="folder for tournament.json, CSV files and ratings.png")
     p.add_argument("--no-chart", action="store_true", help="do not draw ratings.png")

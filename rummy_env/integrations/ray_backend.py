@@ -4,12 +4,14 @@ backend.
 
 ```python
 from rummy_env.integrations.ray_backend import play_session_task, run_matches_ray
-from rummy_env.evaluation.tournament import plan_sessions
+from rummy_env.evaluation.match import plan_sessions
 
 plans = plan_sessions(2, 4, 8, seed=0, duplicate=True)
 tasks = [("contract", 4, ["heuristic", "random"], {"rounds": (1,)}, plan) for plan in plans]
-records = run_matches_ray(play_session_task, tasks)   # == [SessionRunner(...).play(p) for p in plans]
+records = run_matches_ray(play_session_task, tasks)   # == [MatchRunner(...).play(p) for p in plans]
 ```
+
+``rummy_env.evaluation.match.play_sessions(..., backend="ray")`` (and ``tournament(..., backend="ray")``) do this.
 
 Why the results equal the local ones: every task carries its own seeds (a ``SessionPlan`` holds the deal seed and
 the bots' seeds), each task is played by a fresh-or-reset runner whose bots are re-seeded from the plan, network
@@ -23,8 +25,6 @@ file system, or the same path on every node).
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -110,36 +110,28 @@ def _apply(fn: Callable[[Any], Any], task: Any) -> Any:
     return fn(task)
 
 
-def play_session_task(task: tuple[str, int, Sequence[str], dict[str, Any], Any]) -> dict[str, Any]:
-    """Play one tournament session: ``task = (profile, num_players, entrant specs, env_config, SessionPlan)``.
+def play_session_task(task: tuple[str, int | None, Sequence[Any], dict[str, Any], Any]) -> dict[str, Any]:
+    """Play one planned session: ``task = (profile, num_players, entrants, env_config, SessionPlan)``.
 
-    The ``SessionRunner`` (env and loaded bots) is cached per worker process, as the local backend's pool workers
-    keep theirs; torch computes with one thread."""
-    from rummy_env.evaluation import tournament as T
+    The ``MatchRunner`` (env and loaded bots) of ``rummy_env.evaluation.match`` is cached per worker process, as
+    the local backend's pool workers keep theirs; torch computes with one thread."""
+    from rummy_env.evaluation.match import MatchRunner, single_thread_torch
 
     profile, num_players, specs, env_config, plan = task
-    key = (profile, int(num_players), tuple(specs), repr(sorted(env_config.items())))
-    _single_thread()
+    key = (profile, num_players, repr(list(specs)), repr(sorted(env_config.items())))
+    single_thread_torch()
     runner = _RUNNERS.get(key)
     if runner is None:
-        runner = _RUNNERS[key] = T.SessionRunner(profile, num_players, list(specs), dict(env_config))
+        runner = _RUNNERS[key] = MatchRunner(profile, num_players, list(specs), dict(env_config))
     return runner.play(plan)
 
 
-def _single_thread() -> None:
-    """One torch thread (as the local backend), without importing torch for bots that need none."""
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(1)
-    else:
-        os.environ["OMP_NUM_THREADS"] = "1"
-
-
 def session_tasks(
-    profile: str, num_players: int, specs: Sequence[str], env_config: dict[str, Any], plans: Sequence[Any]
-) -> list[tuple[str, int, list[str], dict[str, Any], Any]]:
-    """The ``play_session_task`` tasks of a tournament's plans."""
-    return [(profile, int(num_players), list(specs), dict(env_config), plan) for plan in plans]
+    profile: str, num_players: int | None, specs: Sequence[Any], env_config: dict[str, Any], plans: Sequence[Any]
+) -> list[tuple[str, int | None, list[Any], dict[str, Any], Any]]:
+    """The ``play_session_task`` tasks of a match's plans (entrants: bot ids or picklable bot factories)."""
+    n = None if num_players is None else int(num_players)
+    return [(profile, n, list(specs), dict(env_config), plan) for plan in plans]
 
 
 __all__ = ["play_session_task", "run_matches_ray", "session_tasks"]
