@@ -23,10 +23,10 @@ from typing import Any
 
 from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS, Shoe, card_str
 from ..core.melds import pos_text
-from ..encoding.actions import RangeTable
 from ..rules.continental import ContinentalRules
 from ..rules.continental_hand import can_go_out as _can_go_out
 from ..rules.continental_hand import count_wilds, find_partition, fitting_discards, one_suit_possible
+from .actions import ContinentalLayout
 from .common import (
     EngineState,
     ScenarioError,
@@ -52,27 +52,7 @@ PHASES = (DRAW, ACT, GAME_OVER)
 OLD_DECLARE_PHASE = "declare"
 
 
-class ContinentalLayout(RangeTable):
-    """Action table of ``continental``: draw_stock, draw_discard, discard (53 kinds), declare (the first-turn
-    declaration without drawing), discard_declare (53 kinds: discard that card and go out with the 15 left)."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            [
-                ("draw_stock", 1),
-                ("draw_discard", 1),
-                ("discard", NUM_KINDS),
-                ("declare", 1),
-                ("discard_declare", NUM_KINDS),
-            ]
-        )
-        self.DRAW_STOCK = self.start("draw_stock")
-        self.DRAW_DISCARD = self.start("draw_discard")
-        self.DISCARD = self.start("discard")
-        self.DECLARE = self.start("declare")
-        self.DISCARD_DECLARE = self.start("discard_declare")
-
-
+#: the one action table of every continental rules object (``rummy_env.engine.actions.ContinentalLayout``)
 LAYOUT = ContinentalLayout()
 
 

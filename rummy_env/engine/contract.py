@@ -3,7 +3,7 @@
 The state is plain data (counts per card kind, lists for the piles, ``Meld`` objects on the table) in the shape
 of OpenSpiel's game/state split: ``current_player``, ``phase``, ``legal_actions()``, ``apply(action)``,
 ``is_terminal()``, ``returns()``, ``clone()``. Actions are ids of the profile's fixed table
-(``rummy_env.encoding.actions.ActionLayout``). Each phase has one function that lists its legal actions and one
+(``rummy_env.engine.actions.ActionLayout``). Each phase has one function that lists its legal actions and one
 that applies them:
 
 | phase          | who acts                        | legal actions                                          |
@@ -52,8 +52,8 @@ from ..core.melds import (
     pos_text,
     run_spec_cards,
 )
-from ..encoding.actions import ActionLayout
 from ..rules.contract import ContractRules
+from .actions import ActionLayout
 from .common import (
     EngineState,
     ScenarioError,
