@@ -98,7 +98,7 @@ class ContinentalState(EngineState):
         self.known = [[0] * NUM_KINDS for _ in range(n)]
         self.turns_taken = [0] * n  # completed own turns this deal (C.2-3 "first turn")
         self.turn = 0
-        self.taken_kind = -1
+        self.taken_discard = -1
         self.drew = False
         self.stock: list[int] = []
         self.discard: list[int] = []
@@ -120,16 +120,11 @@ class ContinentalState(EngineState):
         self.discard = [cards[i]]
         self.stock = cards[i + 1 :][::-1]
         self.active = (self.dealer + 1) % n
-        self.current = self.active
+        self.current_player = self.active
         self.phase = DRAW
         self.turn = 1
 
     # queries --------------------------------------------------------------------------------------------------
-    @property
-    def current_player(self) -> int:
-        """Seat whose decision it is (-1 when the session is over)."""
-        return self.current
-
     def is_terminal(self) -> bool:
         """True once the last deal of the session is settled."""
         return self.phase == GAME_OVER
@@ -195,7 +190,7 @@ class ContinentalState(EngineState):
         kinds = [
             k
             for k in range(NUM_KINDS)
-            if hand[k] and not (k == self.taken_kind and hand[k] == 1 and r.forbid_rediscard)
+            if hand[k] and not (k == self.taken_discard and hand[k] == 1 and r.forbid_rediscard)
         ]
         fits = set(fitting_discards(hand, kinds, patterns=r.patterns, min_run=r.min_run))
         acts = [lay.DISCARD + k for k in kinds if not (r.declare_mandatory and k in fits)]
@@ -215,7 +210,7 @@ class ContinentalState(EngineState):
                 self.hands[p][k] += 1
                 self.hand_size[p] += 1
                 self.known[p][k] += 1
-                self.taken_kind = k
+                self.taken_discard = k
                 self.phase = ACT
             else:
                 k = self._stock_card()
@@ -223,7 +218,7 @@ class ContinentalState(EngineState):
                     return
                 self.hands[p][k] += 1
                 self.hand_size[p] += 1
-                self.taken_kind = -1
+                self.taken_discard = -1
                 self.phase = ACT
         else:
             declare = action >= lay.DISCARD_DECLARE
@@ -252,8 +247,8 @@ class ContinentalState(EngineState):
     def _next_turn(self) -> None:
         self.turns_taken[self.active] += 1
         self.active = (self.active + 1) % self.n
-        self.current = self.active
-        self.taken_kind = -1
+        self.current_player = self.active
+        self.taken_discard = -1
         self.phase = DRAW
         self.turn += 1
         if self.turn > self.rules.turn_cap:
@@ -296,7 +291,7 @@ class ContinentalState(EngineState):
             self._deal()
         else:
             self.phase = GAME_OVER
-            self.current = -1
+            self.current_player = -1
 
     # copies, descriptions, JSON -------------------------------------------------------------------------------
     def clone(self) -> ContinentalState:
@@ -357,7 +352,7 @@ class ContinentalState(EngineState):
             "profile": self.rules.name,
             "round": self.round,
             "dealer": self.dealer,
-            "current_player": self.current,
+            "current_player": self.current_player,
             "phase": self.phase,
             "hands": [[card_str(k) for k in self.hand_cards(p)] for p in range(n)],
             "discard": [card_str(k) for k in reversed(self.discard)],
@@ -366,7 +361,7 @@ class ContinentalState(EngineState):
             "active": self.active,
             "turn": self.turn,
             "turns_taken": list(self.turns_taken),
-            "taken_discard": card_str(self.taken_kind) if self.taken_kind >= 0 else None,
+            "taken_discard": card_str(self.taken_discard) if self.taken_discard >= 0 else None,
             "known": [[card_str(k) for k in range(NUM_KINDS) for _ in range(self.known[p][k])] for p in range(n)],
             "deals": self.num_deals,
             "round_results": copy.deepcopy(self.round_results),
@@ -464,16 +459,16 @@ def load_state(data: dict[str, Any], rules: ContinentalRules, seed: int | None =
         raise ScenarioError(f"unknown phase {phase!r}; allowed: {list(PHASES)}")
     st.phase = phase
     st.active = _int_field(data, "active", data.get("current_player", (st.dealer + 1) % n), 0, n - 1)
-    st.current = -1 if phase == GAME_OVER else st.active
-    if "current_player" in data and data["current_player"] != st.current:
-        raise ScenarioError(f"'current_player' {data['current_player']!r} does not match (expected {st.current})")
+    st.current_player = -1 if phase == GAME_OVER else st.active
+    if "current_player" in data and data["current_player"] != st.current_player:
+        raise ScenarioError(f"'current_player' {data['current_player']!r} does not match (expected {st.current_player})")
     st.turn = _int_field(data, "turn", 1, 1, rules.turn_cap)
     tt = data.get("turns_taken", [0] * n)
     if not isinstance(tt, list) or len(tt) != n or not all(isinstance(x, int) and x >= 0 for x in tt):
         raise ScenarioError(f"'turns_taken' must be a list of {n} non-negative integers, got {tt!r}")
     st.turns_taken = list(tt)
     taken = data.get("taken_discard")
-    st.taken_kind = _card(taken, "taken_discard") if taken is not None else -1
+    st.taken_discard = _card(taken, "taken_discard") if taken is not None else -1
     load_known(st, data)
     if phase != GAME_OVER:
         need = rules.hand_size + (1 if phase == ACT else 0)
