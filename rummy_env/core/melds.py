@@ -558,6 +558,11 @@ def run_conflicts(
     return False
 
 
+# The searches below are the engines' hot loops: they index kinds inline (``counts[r + 13]``, ``suit * NUM_RANKS +
+# offset``: a suit's base offset, not a card) instead of calling ``kind_of`` / ``pos_kind`` per position, which
+# measurably slows them.
+
+
 def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -> bool:
     """Can ``g`` groups of minimum size be made from ``counts`` (naturals) plus ``jokers`` jokers?"""
     if g == 0:
@@ -616,10 +621,6 @@ def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -
             if best[k] < inf:
                 result = min(result, best[k] + size * (g - k))
     return result <= jokers
-
-
-# The searches below are the engines' hot loops: they index kinds as ``suit * NUM_RANKS + offset`` inline (a suit's
-# base offset, not a card) instead of calling ``kind_of`` / ``pos_kind`` per position, which measurably slows them.
 
 
 def _run_presence(c: list[int]) -> list[int]:

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import copy
 import warnings
+from collections.abc import Callable
 from typing import Any
 
-from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS, Shoe, card_str
-from ..core.melds import pos_text
+from ..core.cards import JOKER, NUM_KINDS, SUITS, Shoe, card_str
+from ..core.melds import pos_kind, pos_text
 from ..rules.continental import ContinentalRules
 from ..rules.continental_hand import can_go_out as _can_go_out
 from ..rules.continental_hand import count_wilds, find_partition, fitting_discards, one_suit_possible
@@ -199,39 +200,43 @@ class ContinentalState(EngineState):
 
     # transitions ----------------------------------------------------------------------------------------------
     def _dispatch(self, action: int) -> None:
+        """Apply a legal action (no checks), routed by the name of its range (``_APPLY``)."""
         self._legal = None
-        lay = self.layout
+        _APPLY[self.layout.kind_of(action)](self, action)
+
+    def _draw_stock(self) -> None:
+        """Draw the stock top (C.1-7: a reshuffle when it is empty, a drawn deal when nothing is left)."""
         p = self.active
-        if self.phase == DRAW:
-            if action == lay.DECLARE:
-                self._go_out(no_draw=True)
-            elif action == lay.DRAW_DISCARD:
-                k = self.discard.pop()
-                self.hands[p][k] += 1
-                self.hand_size[p] += 1
-                self.known[p][k] += 1
-                self.taken_discard = k
-                self.phase = ACT
-            else:
-                k = self._stock_card()
-                if k < 0:
-                    return
-                self.hands[p][k] += 1
-                self.hand_size[p] += 1
-                self.taken_discard = -1
-                self.phase = ACT
+        k = self._stock_card()
+        if k < 0:
+            return
+        self.hands[p][k] += 1
+        self.hand_size[p] += 1
+        self.taken_discard = -1
+        self.phase = ACT
+
+    def _draw_discard(self) -> None:
+        """Take the discard top (public: it stays known in the hand)."""
+        p = self.active
+        k = self.discard.pop()
+        self.hands[p][k] += 1
+        self.hand_size[p] += 1
+        self.known[p][k] += 1
+        self.taken_discard = k
+        self.phase = ACT
+
+    def _discard(self, kind: int, declare: bool) -> None:
+        """Discard ``kind``; with ``declare`` go out with the 15 left (C.1-5), else the turn passes."""
+        p = self.active
+        self.hands[p][kind] -= 1
+        self.hand_size[p] -= 1
+        if self.known[p][kind]:
+            self.known[p][kind] -= 1
+        self.discard.append(kind)
+        if declare:
+            self._go_out(no_draw=False)  # C.1-5: the 15 left are revealed, the deal ends
         else:
-            declare = action >= lay.DISCARD_DECLARE
-            k = action - (lay.DISCARD_DECLARE if declare else lay.DISCARD)
-            self.hands[p][k] -= 1
-            self.hand_size[p] -= 1
-            if self.known[p][k]:
-                self.known[p][k] -= 1
-            self.discard.append(k)
-            if declare:
-                self._go_out(no_draw=False)  # C.1-5: the 15 left are revealed, the deal ends
-            else:
-                self._next_turn()
+            self._next_turn()
 
     def _stock_card(self) -> int:
         """C.1-7: reshuffle all discards but the top when the stock is empty; nothing to recycle: drawn deal."""
@@ -320,7 +325,7 @@ class ContinentalState(EngineState):
 
     def action_info(self, action: int) -> dict[str, Any]:
         """Structured description of ``action`` (schema in the README)."""
-        name = self.layout.range_of(int(action)).name
+        name = self.layout.kind_of(int(action))
         if name == "draw_stock":
             return {"kind": "draw_stock"}
         if name == "draw_discard":
@@ -387,16 +392,25 @@ class ContinentalState(EngineState):
             assert self.hand_size[self.active] == expected
 
 
+#: how each range of the action table is applied (``ContinentalState._dispatch``); every range has its handler
+_APPLY: dict[str, Callable[[ContinentalState, int], None]] = {
+    "draw_stock": lambda st, a: st._draw_stock(),
+    "draw_discard": lambda st, a: st._draw_discard(),
+    "declare": lambda st, a: st._go_out(no_draw=True),  # C.1-5: a valid dealt hand, without drawing
+    "discard": lambda st, a: st._discard(a - st.layout.DISCARD, declare=False),
+    "discard_declare": lambda st, a: st._discard(a - st.layout.DISCARD_DECLARE, declare=True),
+}
+
+
 def _run_strings(run: Any) -> list[str]:
     """A run of the going-out split as card strings, wilds with their declared position (``2C(6H)``)."""
     out = []
     for i, k in enumerate(run.cards):
         pos = run.low + i
-        natural = run.suit * NUM_RANKS + (0 if pos == 14 else pos - 1)
-        if k == natural:
+        if k == pos_kind(run.suit, pos):
             out.append(card_str(k))
         else:
-            decl = f"{pos_text(pos)}{'CDHS'[run.suit]}"
+            decl = f"{pos_text(pos)}{SUITS[run.suit]}"
             out.append(f"{'JK' if k == JOKER else card_str(k)}({decl})")
     return out
 

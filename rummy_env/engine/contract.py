@@ -3,8 +3,8 @@
 The state is plain data (counts per card kind, lists for the piles, ``Meld`` objects on the table) in the shape
 of OpenSpiel's game/state split: ``current_player``, ``phase``, ``legal_actions()``, ``apply(action)``,
 ``is_terminal()``, ``returns()``, ``clone()``. Actions are ids of the profile's fixed table
-(``rummy_env.engine.actions.ActionLayout``). Each phase has one function that lists its legal actions and one
-that applies them:
+(``rummy_env.engine.actions.ActionLayout``). Each phase has one method that lists its legal actions; an action
+is applied by the handler of its range (``_APPLY``, keyed by ``ActionLayout.kind_of``):
 
 | phase          | who acts                        | legal actions                                          |
 |----------------|---------------------------------|--------------------------------------------------------|
@@ -17,6 +17,11 @@ that applies them:
 
 Piles are Python lists with the top at the end (the JSON form lists them top first). Rounds follow one another
 inside the state: when a round ends the next one is dealt from the same seeded generator.
+
+The state class keeps the phases; the pure rules it asks live in the rules layer (``rules.contract_opening``:
+opening searches and the final round's way out; ``rules.contract_layoff``: lay-offs, joker swaps, the blocked-round
+test; ``ContractRules.buy_window``: the order of a buy window), the JSON state both ways in
+``engine.contract_scenario`` and the action descriptions in ``engine.contract_describe``.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from ..core.cards import JOKER, NUM_KINDS, PENALTY, RANKS, SUIT_SYMBOLS, SUITS, Shoe, card_str
+from ..core.cards import JOKER, NUM_KINDS, PENALTY, RANKS, SUIT_SYMBOLS, SUITS, Shoe, kinds_of
 from ..core.melds import (
     GROUP,
     RUN,
@@ -60,7 +65,7 @@ from ..rules.contract_opening import (
     rest_ok,
 )
 from .actions import ActionLayout
-from .common import EngineState, _sym_s, make_rng, redeal_hidden, rng_to_json, shuffled
+from .common import EngineState, make_rng, redeal_hidden, shuffled
 
 DRAW = "draw"
 BUY = "buy"
@@ -183,11 +188,7 @@ class ContractState(EngineState):
 
     def hand_cards(self, seat: int) -> list[int]:
         """Kinds in ``seat``'s hand, sorted."""
-        out: list[int] = []
-        for k, c in enumerate(self.hands[seat]):
-            if c:
-                out.extend([k] * c)
-        return out
+        return kinds_of(self.hands[seat])
 
     def penalty(self, seat: int) -> int:
         """Penalty of the cards in ``seat``'s hand (A.1-15)."""
@@ -788,121 +789,23 @@ class ContractState(EngineState):
     def _resampled(self, seat: int, rng: Any, keep: int) -> ContractState:
         return redeal_hidden(self.clone(), seat, rng, keep)
 
-    def _meld_of_slot(self, slot: int) -> tuple[int, int, Meld | None]:
-        owner, idx = self.layout.slot_target(self.current_player if self.current_player >= 0 else 0, slot)
-        melds = self.seat_melds[owner]
-        return owner, idx, (melds[idx] if idx < len(melds) else None)
-
     def action_info(self, action: int) -> dict[str, Any]:
         """Structured description of ``action`` for the player to move (schema in the README)."""
-        lay = self.layout
-        rng = lay.range_of(int(action))
-        name = rng.name
-        actor = self.current_player if self.current_player >= 0 else 0
-        if name == "draw_stock":
-            return {"kind": "draw_stock"}
-        if name == "draw_discard":
-            return {"kind": "draw_discard", "card": card_str(self.discard[-1]) if self.discard else None}
-        if name == "pickup":
-            depth = action - lay.PICKUP + 2
-            card = card_str(self.discard[-depth]) if len(self.discard) >= depth else None
-            return {"kind": "pickup", "depth": depth, "card": card}
-        if name == "buy":
-            return {"kind": "buy", "card": card_str(self.discard[-1]) if self.discard else None}
-        if name == "pass":
-            return {"kind": "pass"}
-        if name == "meld":
-            m = self._catalog_meld(action, actor)
-            return {"kind": "meld", "meld": m.kind, "cards": m.card_strings()}
-        if name == "lay_off":
-            kind, slot, end = lay.decode_lay_off(action)
-            owner, idx, meld = self._meld_of_slot(slot)
-            end_s = None if (meld is not None and meld.kind == GROUP) else ("low" if end == 0 else "high")
-            return {"kind": "lay_off", "card": card_str(kind), "seat": owner, "meld": idx, "end": end_s}
-        if name == "swap_joker":
-            suit, pos, slot = lay.decode_swap(action)
-            owner, idx, _ = self._meld_of_slot(slot)
-            return {
-                "kind": "swap_joker",
-                "card": card_str(pos_kind(suit, pos)),
-                "seat": owner,
-                "meld": idx,
-                "position": pos,
-            }
-        if name == "place_joker":
-            slot, end = lay.decode_place(action)
-            owner, idx, meld = self._meld_of_slot(slot)
-            end_s = None if (meld is not None and meld.kind == GROUP) else ("low" if end == 0 else "high")
-            return {"kind": "place_joker", "seat": owner, "meld": idx, "end": end_s}
-        if name == "discard":
-            return {"kind": "discard", "card": card_str(action - lay.DISCARD)}
-        return {"kind": "go_out"}
+        from .contract_describe import action_info
+
+        return action_info(self, action)
 
     def describe_action(self, action: int) -> str:
         """Readable description, e.g. ``buy Q♥ (+ penalty card)`` or ``lay off 8♥ on seat 2's run 5♥–7♥ (high end)``."""
-        info = self.action_info(action)
-        kind = info["kind"]
-        if kind == "draw_stock":
-            return "draw from the stock"
-        if kind == "draw_discard":
-            return f"take {_sym_s(info['card'])} from the discard pile"
-        if kind == "pickup":
-            return f"pick up the discard pile down to {_sym_s(info['card'])} (depth {info['depth']})"
-        if kind == "buy":
-            return f"buy {_sym_s(info['card'])} (+ penalty card)"
-        if kind == "pass":
-            return "pass (do not buy)"
-        if kind == "meld":
-            return f"declare {info['meld']} " + " ".join(_sym_s(c) for c in info["cards"])
-        if kind in ("lay_off", "swap_joker", "place_joker"):
-            _, _, meld = self._meld_of_slot(self.layout.slot(self.current_player, info["seat"], info["meld"]))
-            where = f"seat {info['seat']}'s " + (meld.describe() if meld else f"meld {info['meld']} (not on the table)")
-            if kind == "lay_off":
-                end = f" ({info['end']} end)" if info["end"] else ""
-                return f"lay off {_sym_s(info['card'])} on {where}{end}"
-            if kind == "swap_joker":
-                return f"swap {_sym_s(info['card'])} for the joker in {where}"
-            end = f" ({info['end']} end)" if info["end"] else ""
-            return f"place the freed joker on {where}{end}"
-        if kind == "discard":
-            return f"discard {_sym_s(info['card'])}"
-        layout = self._final_layout() if self.phase == ACT and self.final_round else None
-        if layout is not None and layout[1] >= 0:
-            return f"go out: lay the hand as runs and discard {card_str(layout[1], symbols=True)}"
-        return "go out: lay the whole hand as runs"
+        from .contract_describe import describe_action
+
+        return describe_action(self, action)
 
     def to_json(self) -> dict[str, Any]:
         """The state in the scenario format (README "JSON state"); ``load_state`` gives back an identical state."""
-        n = self.n
-        return {
-            "profile": self.rules.name,
-            "round": self.round,
-            "dealer": self.dealer,
-            "current_player": self.current_player,
-            "phase": self.phase,
-            "hands": [[card_str(k) for k in self.hand_cards(p)] for p in range(n)],
-            "discard": [card_str(k) for k in reversed(self.discard)],
-            "stock": [card_str(k) for k in reversed(self.stock)],
-            "table": [m.to_json() for m in self.table],
-            "opened": [p for p in range(n) if self.opened[p] and not (p == self.active and self.opened_this_turn)],
-            "scores": list(self.scores),
-            "active": self.active,
-            "turn": self.turn,
-            "opened_this_turn": self.opened_this_turn,
-            "taken_discard": card_str(self.taken_discard) if self.taken_discard >= 0 else None,
-            "taken_pending": self.taken_pending,
-            "must_place": card_str(self.must_place) if self.must_place >= 0 else None,
-            "opening_left": list(self.opening_left) if self.opening_left else None,
-            "buy_queue": list(self.buy_queue),
-            "last_buyer": self.last_buyer if self.last_buyer >= 0 else None,
-            "known": [[card_str(k) for k in range(NUM_KINDS) for _ in range(self.known[p][k])] for p in range(n)],
-            "rounds": list(self.rounds),
-            "round_index": self.round_index,
-            "round_results": copy.deepcopy(self.round_results),
-            "num_players": n,
-            "rng": rng_to_json(self.rng),
-            **({"rigged": True} if self.rigged else {}),
-        }
+        from .contract_scenario import dump_scenario
+
+        return dump_scenario(self)
 
     def check_invariants(self) -> None:
         """Raise ``AssertionError`` if the state breaks an accounting invariant (used by tests and fuzzers)."""

@@ -1,4 +1,5 @@
-"""Loading a Contract-family scenario or dumped state (``rummy_env.engine.contract.load_state``).
+"""The JSON state of the Contract family both ways: loading a scenario or dump (``ContractState``'s
+``load_state``) and dumping a state (``ContractState.to_json``).
 
 Every key of the JSON scenario format (README "JSON state") is type- and range-checked, and the position must be one
 the rules can reach; a bad scenario raises ``ScenarioError`` naming the key and what is allowed. The steps, in
@@ -8,6 +9,7 @@ order: the session (``_load_session``), the table (``_load_table``), the cards (
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from ..core.cards import JOKER, NUM_KINDS, Shoe, card_str
@@ -27,6 +29,7 @@ from .common import (
     load_scores,
     make_rng,
     rng_from_json,
+    rng_to_json,
     seat_value,
 )
 from .contract import (
@@ -363,4 +366,39 @@ def _check_turn_fields(st: ContractState) -> None:
         raise ScenarioError("phase 'buy' needs a card on the 'discard' pile")
 
 
-__all__ = ["load_scenario"]
+def dump_scenario(st: ContractState) -> dict[str, Any]:
+    """The state in the scenario format (``ContractState.to_json``); ``load_scenario`` gives back an identical
+    state. Key order is part of the format (dumps are compared byte for byte)."""
+    n = st.n
+    return {
+        "profile": st.rules.name,
+        "round": st.round,
+        "dealer": st.dealer,
+        "current_player": st.current_player,
+        "phase": st.phase,
+        "hands": [[card_str(k) for k in st.hand_cards(p)] for p in range(n)],
+        "discard": [card_str(k) for k in reversed(st.discard)],
+        "stock": [card_str(k) for k in reversed(st.stock)],
+        "table": [m.to_json() for m in st.table],
+        "opened": [p for p in range(n) if st.opened[p] and not (p == st.active and st.opened_this_turn)],
+        "scores": list(st.scores),
+        "active": st.active,
+        "turn": st.turn,
+        "opened_this_turn": st.opened_this_turn,
+        "taken_discard": card_str(st.taken_discard) if st.taken_discard >= 0 else None,
+        "taken_pending": st.taken_pending,
+        "must_place": card_str(st.must_place) if st.must_place >= 0 else None,
+        "opening_left": list(st.opening_left) if st.opening_left else None,
+        "buy_queue": list(st.buy_queue),
+        "last_buyer": st.last_buyer if st.last_buyer >= 0 else None,
+        "known": [[card_str(k) for k in range(NUM_KINDS) for _ in range(st.known[p][k])] for p in range(n)],
+        "rounds": list(st.rounds),
+        "round_index": st.round_index,
+        "round_results": copy.deepcopy(st.round_results),
+        "num_players": n,
+        "rng": rng_to_json(st.rng),
+        **({"rigged": True} if st.rigged else {}),
+    }
+
+
+__all__ = ["dump_scenario", "load_scenario"]
