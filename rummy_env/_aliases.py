@@ -35,6 +35,7 @@ MOVED = {
     "rummy_env.bots_eval": "rummy_env.evaluation.bots_eval",
     "rummy_env.policy": "rummy_env.models.policy",
     "rummy_env.play": "rummy_env.cli.play",
+    "rummy_env.encoding.actions": "rummy_env.engine.actions",
 }
 
 

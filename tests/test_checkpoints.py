@@ -498,7 +498,7 @@ def test_refuses_a_checkpoint_whose_layout_fingerprint_differs(ckpt: Path) -> No
 
 
 def test_refuses_a_reordered_action_table_of_the_same_size(ckpt: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from rummy_env.encoding import actions
+    from rummy_env.engine import actions
 
     assert load_checkpoint(ckpt).metadata[FINGERPRINT]
     real_init = actions.ActionLayout.__init__

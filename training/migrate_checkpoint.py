@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from rummy_env.core.melds import GroupSpec
-from rummy_env.encoding.actions import ActionLayout
+from rummy_env.engine.actions import ActionLayout
 from rummy_env.engine.contract import layout_for
 from rummy_env.models.checkpoints import (
     CheckpointError,

@@ -24,8 +24,11 @@ from .cards import (
     SUIT_SYMBOLS,
     SUITS,
     card_str,
+    kind_of,
     parse_card,
     parse_rank,
+    rank_of,
+    suit_of,
 )
 
 GROUP = "group"
@@ -152,7 +155,7 @@ class Meld:
 
     def suits_taken(self) -> set[int]:
         """Suits a group already holds: its naturals' suits and its jokers' declared suits."""
-        out = {k // NUM_RANKS for k in self.cards if k != JOKER}
+        out = {suit_of(k) for k in self.cards if k != JOKER}
         out.update(s for s in self.jsuits if s >= 0)
         return out
 
@@ -188,12 +191,12 @@ def group_problem(rank: int, cards: list[int], rules: MeldRules, jsuits: list[in
         return f"a group holds at most {rules.group_max} cards, got {len(cards)}"
     naturals = [k for k in cards if k != JOKER]
     for k in naturals:
-        if k % NUM_RANKS + 1 != rank:
+        if rank_of(k) != rank:
             return f"{card_str(k)} does not belong in a group of {RANKS[rank - 1]}s"
     if not naturals and not rules.allow_all_joker_melds:
         return "a meld needs at least one natural card"
     if rules.group_distinct_suits:
-        suits = [k // NUM_RANKS for k in naturals]
+        suits = [suit_of(k) for k in naturals]
         if len(set(suits)) != len(suits):
             return "the suits in a set must all differ"
         if len(cards) > 4:
@@ -206,7 +209,7 @@ def group_problem(rank: int, cards: list[int], rules: MeldRules, jsuits: list[in
             return "a joker in a group is declared by rank only in this profile (A.2-14), e.g. JK(7)"
         if any(not 0 <= x < 4 for x in declared):
             return f"joker suits {jsuits} out of range 0..3"
-        naturals_suits = [k // NUM_RANKS for k in naturals]
+        naturals_suits = [suit_of(k) for k in naturals]
         if len(set(declared)) != len(declared) or set(declared) & set(naturals_suits):
             return "a joker in a set must declare a suit that no other card of the set has"
     return None
@@ -256,7 +259,7 @@ def _group_declaration(d: str, texts: list[str]) -> tuple[int, int]:
         card = JOKER
     if card == JOKER:
         raise ValueError(f"group {texts!r}: joker declaration JK({d}) is neither a rank (JK(7)) nor a card (JK(7H))")
-    return card % NUM_RANKS + 1, card // NUM_RANKS
+    return rank_of(card), suit_of(card)
 
 
 def parse_meld(
@@ -278,6 +281,18 @@ def parse_meld(
         raise ValueError(f"unknown meld kind {kind!r} (allowed: 'group', 'run')")
     if not isinstance(texts, list) or not texts:
         raise ValueError(f"a meld needs a non-empty list of cards, got {texts!r}")
+    kinds, decl = _meld_texts(texts)
+    meld = _parse_group(owner, texts, kinds, decl, rules) if kind == GROUP else _parse_run(owner, texts, kinds, decl)
+    if placed_by is not None:
+        meld.placers = _joker_placers(meld, texts, placed_by, num_players)
+    problem = meld_problem(meld, rules)
+    if problem:
+        raise ValueError(f"{kind} {texts!r} is not a valid meld: {problem}")
+    return meld
+
+
+def _meld_texts(texts: list[str]) -> tuple[list[int], list[str | None]]:
+    """The kinds of a meld's card strings and each joker's declaration text (None for a natural or a bare joker)."""
     kinds: list[int] = []
     decl: list[str | None] = []
     for t in texts:
@@ -286,69 +301,74 @@ def parse_meld(
             kinds.append(JOKER)
             decl.append(m.group(1).strip().upper())
         else:
-            k = parse_card(t)
-            kinds.append(k)
+            kinds.append(parse_card(t))
             decl.append(None)
-    if kind == GROUP:
-        ranks = {k % NUM_RANKS + 1 for k in kinds if k != JOKER}
-        jsuits: list[int] = []
-        for d in decl:
-            if d is None:
-                continue
-            r, suit = _group_declaration(d, texts)
-            if suit >= 0 and not rules.group_distinct_suits:
-                raise ValueError(
-                    f"group {texts!r}: in this profile a joker in a group is declared by rank only (A.2-14), "
-                    f"e.g. JK({RANKS[r - 1]})"
-                )
-            ranks.add(r)
-            jsuits.append(suit)
-        if len(ranks) != 1:
-            raise ValueError(f"group {texts!r}: cards and joker declarations must share one rank")
-        if rules.group_distinct_suits:
-            taken = {k // NUM_RANKS for k in kinds if k != JOKER} | {x for x in jsuits if x >= 0}
-            for i, x in enumerate(jsuits):
-                if x < 0:
-                    free = [s for s in range(4) if s not in taken]
-                    if not free:
-                        raise ValueError(f"group {texts!r}: no suit is left for the joker to stand for")
-                    jsuits[i] = free[0]
-                    taken.add(free[0])
-        meld = Meld(owner, GROUP, kinds, rank=ranks.pop(), jsuits=jsuits)
-    else:
-        suits = set()
-        lows: set[int] | None = None
-        for i, (k, d) in enumerate(zip(kinds, decl)):
-            if k == JOKER and d is None:
-                continue
-            card = k if k != JOKER else parse_card(d)  # type: ignore[arg-type]
-            if card == JOKER:
-                raise ValueError(f"run {texts!r}: a joker must be declared as a natural card, e.g. JK(6D)")
-            suits.add(card // NUM_RANKS)
-            rank = card % NUM_RANKS + 1
-            cand = {1 - i, 14 - i} if rank == 1 else {rank - i}
-            lows = cand if lows is None else lows & cand
-        if len(suits) != 1 or not lows:
-            raise ValueError(f"run {texts!r}: cards are not consecutive positions of one suit")
-        low = min(lows)
-        meld = Meld(owner, RUN, kinds, suit=suits.pop(), low=low)
-    if placed_by is not None:
-        positions = [meld.low + i for i, k in enumerate(kinds) if k == JOKER] if kind == RUN else []
-        top = num_players if num_players is not None else 1 << 30
-        if (
-            kind != RUN
-            or not isinstance(placed_by, list)
-            or len(placed_by) != len(positions)
-            or any(not isinstance(x, int) or isinstance(x, bool) or not 0 <= x < top for x in placed_by)
-        ):
+    return kinds, decl
+
+
+def _parse_group(owner: int, texts: list[str], kinds: list[int], decl: list[str | None], rules: MeldRules) -> Meld:
+    """The group of ``parse_meld``: one rank for cards and declarations; undeclared joker suits filled in."""
+    ranks = {rank_of(k) for k in kinds if k != JOKER}
+    jsuits: list[int] = []
+    for d in decl:
+        if d is None:
+            continue
+        r, suit = _group_declaration(d, texts)
+        if suit >= 0 and not rules.group_distinct_suits:
             raise ValueError(
-                f"{kind} {texts!r}: 'placed_by' {placed_by!r} must list, for a run, one seat per joker in card order"
+                f"group {texts!r}: in this profile a joker in a group is declared by rank only (A.2-14), "
+                f"e.g. JK({RANKS[r - 1]})"
             )
-        meld.placers = dict(zip(positions, placed_by))
-    problem = meld_problem(meld, rules)
-    if problem:
-        raise ValueError(f"{kind} {texts!r} is not a valid meld: {problem}")
-    return meld
+        ranks.add(r)
+        jsuits.append(suit)
+    if len(ranks) != 1:
+        raise ValueError(f"group {texts!r}: cards and joker declarations must share one rank")
+    if rules.group_distinct_suits:
+        taken = {suit_of(k) for k in kinds if k != JOKER} | {x for x in jsuits if x >= 0}
+        for i, x in enumerate(jsuits):
+            if x < 0:
+                free = [s for s in range(4) if s not in taken]
+                if not free:
+                    raise ValueError(f"group {texts!r}: no suit is left for the joker to stand for")
+                jsuits[i] = free[0]
+                taken.add(free[0])
+    return Meld(owner, GROUP, kinds, rank=ranks.pop(), jsuits=jsuits)
+
+
+def _parse_run(owner: int, texts: list[str], kinds: list[int], decl: list[str | None]) -> Meld:
+    """The run of ``parse_meld``: the one suit and lowest position every card and declaration agrees on."""
+    suits = set()
+    lows: set[int] | None = None
+    for i, (k, d) in enumerate(zip(kinds, decl)):
+        if k == JOKER and d is None:
+            continue
+        card = k if k != JOKER else parse_card(d)  # type: ignore[arg-type]
+        if card == JOKER:
+            raise ValueError(f"run {texts!r}: a joker must be declared as a natural card, e.g. JK(6D)")
+        suits.add(suit_of(card))
+        rank = rank_of(card)
+        cand = {1 - i, 14 - i} if rank == 1 else {rank - i}
+        lows = cand if lows is None else lows & cand
+    if len(suits) != 1 or not lows:
+        raise ValueError(f"run {texts!r}: cards are not consecutive positions of one suit")
+    return Meld(owner, RUN, kinds, suit=suits.pop(), low=min(lows))
+
+
+def _joker_placers(meld: Meld, texts: list[str], placed_by: Any, num_players: int | None) -> dict[int, int]:
+    """``placed_by`` of a scenario run checked (one seat per joker, in card order) as position -> seat."""
+    kind = meld.kind
+    positions = [meld.low + i for i, k in enumerate(meld.cards) if k == JOKER] if kind == RUN else []
+    top = num_players if num_players is not None else 1 << 30
+    if (
+        kind != RUN
+        or not isinstance(placed_by, list)
+        or len(placed_by) != len(positions)
+        or any(not isinstance(x, int) or isinstance(x, bool) or not 0 <= x < top for x in placed_by)
+    ):
+        raise ValueError(
+            f"{kind} {texts!r}: 'placed_by' {placed_by!r} must list, for a run, one seat per joker in card order"
+        )
+    return dict(zip(positions, placed_by))
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -367,12 +387,12 @@ def layoff_fits(meld: Meld, kind: int, end: int, rules: MeldRules) -> bool:
             if rules.group_distinct_suits:
                 return len(meld.cards) < 4
             return True
-        if kind % NUM_RANKS + 1 != meld.rank:
+        if rank_of(kind) != meld.rank:
             return False
         if rules.group_distinct_suits:
             # B.1-3: the suit must be missing from the set, a joker's declared suit included (003: the player names
             # the joker's suit and rank); an undeclared joker still needs room for a missing suit
-            if kind // NUM_RANKS in meld.suits_taken():
+            if suit_of(kind) in meld.suits_taken():
                 return False
             return len(meld.cards) < 4
         return True
@@ -497,7 +517,7 @@ def run_catalog(rules: MeldRules, jokers: int) -> list[RunSpec]:
 
 def group_spec_cards(spec: GroupSpec) -> list[int]:
     """Kinds of a catalog group, naturals first then jokers."""
-    return [s * NUM_RANKS + spec.rank - 1 for s in spec.suits] + [JOKER] * spec.jokers
+    return [kind_of(s, spec.rank) for s in spec.suits] + [JOKER] * spec.jokers
 
 
 def group_spec_meld(spec: GroupSpec, owner: int) -> Meld:
@@ -521,13 +541,26 @@ def runs_adjacent(suit_a: int, low_a: int, high_a: int, suit_b: int, low_b: int,
     return suit_a == suit_b and (low_b == high_a + 1 or low_a == high_b + 1)
 
 
-def _run_conflicts(suit: int, low: int, high: int, chosen: list[tuple[int, int, int]], rules: MeldRules) -> bool:
+def run_conflicts(
+    suit: int, low: int, high: int, chosen: list[tuple[int, int, int]] | tuple[tuple[int, int, int], ...],
+    rules: MeldRules,
+) -> bool:
+    """May a run (``suit``, ``low``..``high``) not join the runs ``chosen`` (suit, low, high) of the same opening?
+    ``opening_runs_distinct_suits``: no second run of a suit; ``forbid_adjacent_same_suit_runs`` (A.1-7): no run
+    touching a same-suit one end to end. The one check of both rules (openings, contract searches, final round)."""
     for s, lo, hi in chosen:
-        if rules.opening_runs_distinct_suits and s == suit:
+        if s != suit:
+            continue
+        if rules.opening_runs_distinct_suits:
             return True
-        if rules.forbid_adjacent_same_suit_runs and s == suit and (lo == high + 1 or low == hi + 1):
+        if rules.forbid_adjacent_same_suit_runs and runs_adjacent(suit, low, high, s, lo, hi):
             return True
     return False
+
+
+# The searches below are the engines' hot loops: they index kinds inline (``counts[r + 13]``, ``suit * NUM_RANKS +
+# offset``: a suit's base offset, not a card) instead of calling ``kind_of`` / ``pos_kind`` per position, which
+# measurably slows them.
 
 
 def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -> bool:
@@ -590,6 +623,19 @@ def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -
     return result <= jokers
 
 
+def _run_presence(c: list[int]) -> list[int]:
+    """Per suit, bit q set when the hand holds the natural at run position q + 1 (the ace at both 1 and 14)."""
+    presence = []
+    for suit in range(4):
+        base = suit * NUM_RANKS
+        m = 1 | (1 << 13) if c[base] else 0
+        for q in range(1, 13):
+            if c[base + q]:
+                m |= 1 << q
+        presence.append(m)
+    return presence
+
+
 def can_make_contract(
     counts: list[int],
     groups: int,
@@ -618,15 +664,7 @@ def can_make_contract(
     def rec(r_left: int, start: int, jokers: int) -> bool:
         if r_left == 0:
             return _groups_possible(c, jokers, groups, rules)
-        # bit q of presence[suit] = the hand holds the natural at position q + 1
-        presence = []
-        for suit in range(4):
-            base = suit * NUM_RANKS
-            m = 1 | (1 << 13) if c[base] else 0
-            for q in range(1, 13):
-                if c[base + q]:
-                    m |= 1 << q
-            presence.append(m)
+        presence = _run_presence(c)
         for idx in range(start, 4 * nwin):
             suit, low0 = divmod(idx, nwin)
             need = size_r - ((presence[suit] >> low0) & window).bit_count()
@@ -636,7 +674,7 @@ def can_make_contract(
                 continue
             low = low0 + 1
             high = low + span
-            if chosen and _run_conflicts(suit, low, high, chosen, rules):
+            if chosen and run_conflicts(suit, low, high, chosen, rules):
                 continue
             base = suit * NUM_RANKS
             used = []
@@ -657,6 +695,48 @@ def can_make_contract(
     return rec(runs, 0, jokers)
 
 
+def _joker_runs(
+    runs_left: int, jokers: int, chosen: list[tuple[int, int, int]], result: list[tuple[int, int, list[int]]],
+    rules: MeldRules,
+) -> bool:
+    """``final_partition`` once only jokers are left: ``runs_left`` all-joker runs (if allowed) on free places,
+    appended to ``chosen`` / ``result``; the last run takes the jokers to spare."""
+    if runs_left == 0:
+        return jokers == 0
+    if not rules.allow_all_joker_melds:
+        return False
+    # jokers-only runs can take any free suit/position; enough jokers is all that matters
+    if jokers < runs_left * rules.run_min:
+        return False
+    for i in range(runs_left):
+        take = rules.run_min if i < runs_left - 1 else jokers - rules.run_min * (runs_left - 1)
+        for suit in range(4):
+            for low in range(1, MAX_POS - take + 2):
+                if not run_conflicts(suit, low, low + take - 1, chosen, rules):
+                    chosen.append((suit, low, low + take - 1))
+                    result.append((suit, low, [JOKER] * take))
+                    break
+            else:
+                continue
+            break
+        else:
+            return False
+    return True
+
+
+def _take_run(c: list[int], base: int, low: int, high: int) -> list[int]:
+    """Take the naturals of positions ``low..high`` of the suit at ``base`` out of ``c``; jokers fill the gaps."""
+    cards = []
+    for q in range(low, high + 1):
+        kk = base + (0 if q == MAX_POS else q - 1)
+        if c[kk]:
+            c[kk] -= 1
+            cards.append(kk)
+        else:
+            cards.append(JOKER)
+    return cards
+
+
 def final_partition(counts: list[int], n_runs: int, rules: MeldRules) -> list[tuple[int, int, list[int]]] | None:
     """Split the whole hand into exactly ``n_runs`` runs (each >= ``run_min``); None if impossible.
 
@@ -671,37 +751,10 @@ def final_partition(counts: list[int], n_runs: int, rules: MeldRules) -> list[tu
     chosen: list[tuple[int, int, int]] = []
     result: list[tuple[int, int, list[int]]] = []
 
-    def first_natural() -> int:
-        for k in range(52):
-            if c[k]:
-                return k
-        return -1
-
     def rec(runs_left: int, jokers: int) -> bool:
-        k = first_natural()
+        k = next((k for k in range(52) if c[k]), -1)  # the lowest uncovered natural
         if k < 0:
-            # only jokers left: all-joker runs, if allowed
-            if runs_left == 0:
-                return jokers == 0
-            if not rules.allow_all_joker_melds:
-                return False
-            # jokers-only runs can take any free suit/position; enough jokers is all that matters
-            if jokers >= runs_left * rules.run_min:
-                for _ in range(runs_left):
-                    take = rules.run_min if _ < runs_left - 1 else jokers - rules.run_min * (runs_left - 1)
-                    for suit in range(4):
-                        for low in range(1, MAX_POS - take + 2):
-                            if not _run_conflicts(suit, low, low + take - 1, chosen, rules):
-                                chosen.append((suit, low, low + take - 1))
-                                result.append((suit, low, [JOKER] * take))
-                                break
-                        else:
-                            continue
-                        break
-                    else:
-                        return False
-                return True
-            return False
+            return _joker_runs(runs_left, jokers, chosen, result, rules)
         if runs_left == 0:
             return False
         suit, rank = divmod(k, NUM_RANKS)
@@ -718,16 +771,9 @@ def final_partition(counts: list[int], n_runs: int, rules: MeldRules) -> list[tu
                     # are already covered since k is the lowest uncovered natural, except same-kind copies)
                     if need > jokers:
                         break  # longer runs only need more jokers
-                    if _run_conflicts(suit, low, high, chosen, rules):
+                    if run_conflicts(suit, low, high, chosen, rules):
                         continue
-                    cards = []
-                    for q in range(low, high + 1):
-                        kk = base + (0 if q == MAX_POS else q - 1)
-                        if c[kk]:
-                            c[kk] -= 1
-                            cards.append(kk)
-                        else:
-                            cards.append(JOKER)
+                    cards = _take_run(c, base, low, high)
                     chosen.append((suit, low, high))
                     result.append((suit, low, cards))
                     if rec(runs_left - 1, jokers - need):

@@ -91,13 +91,35 @@ GAME_OVER = "game_over"
 class EngineState:
     """What every engine state shares: checked ``apply``, action look-up by description, error messages.
 
-    A subclass provides ``phase``, ``current``, ``history``, ``legal_actions()``, ``_dispatch(action)`` (apply a
-    legal action), ``action_info(action)``, ``describe_action(action)`` and ``round``.
+    A subclass provides ``phase``, ``current_player``, ``taken_discard``, ``history``, ``legal_actions()``,
+    ``_dispatch(action)`` (apply a legal action), ``action_info(action)``, ``describe_action(action)`` and
+    ``round``.
     """
 
     phase: str
-    current: int
+    #: seat whose decision it is (-1 when the session is over)
+    current_player: int
+    #: the card kind taken from the discard pile this turn (-1: none); JSON key ``taken_discard``
+    taken_discard: int
     history: list[int]
+
+    @property
+    def current(self) -> int:
+        """The first release's name of ``current_player`` (same value; kept for old callers)."""
+        return self.current_player
+
+    @current.setter
+    def current(self, seat: int) -> None:
+        self.current_player = seat
+
+    @property
+    def taken_kind(self) -> int:
+        """The first release's name of ``taken_discard`` (same value; kept for old callers)."""
+        return self.taken_discard
+
+    @taken_kind.setter
+    def taken_kind(self, kind: int) -> None:
+        self.taken_discard = kind
 
     def apply(self, action: int) -> None:
         """Apply one atomic decision of the player to move; ``IllegalActionError`` (state unchanged) if illegal."""
@@ -143,7 +165,7 @@ class EngineState:
         shown = ", ".join(f"{a} ({self.describe_action(a)})" for a in legal[:40])  # type: ignore[attr-defined]
         more = f" and {len(legal) - 40} more" if len(legal) > 40 else ""
         return (
-            f"illegal action {action} ({desc}) for player {self.current} in phase '{self.phase}' "
+            f"illegal action {action} ({desc}) for player {self.current_player} in phase '{self.phase}' "
             f"of round {self.round}; legal actions: {shown}{more}"  # type: ignore[attr-defined]
         )
 

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import copy
 import warnings
+from collections.abc import Callable
 from typing import Any
 
-from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS, Shoe, card_str
-from ..core.melds import pos_text
-from ..encoding.actions import RangeTable
+from ..core.cards import JOKER, NUM_KINDS, SUITS, Shoe, card_str
+from ..core.melds import pos_kind, pos_text
 from ..rules.continental import ContinentalRules
 from ..rules.continental_hand import can_go_out as _can_go_out
 from ..rules.continental_hand import count_wilds, find_partition, fitting_discards, one_suit_possible
+from .actions import ContinentalLayout
 from .common import (
     EngineState,
     ScenarioError,
@@ -52,27 +53,7 @@ PHASES = (DRAW, ACT, GAME_OVER)
 OLD_DECLARE_PHASE = "declare"
 
 
-class ContinentalLayout(RangeTable):
-    """Action table of ``continental``: draw_stock, draw_discard, discard (53 kinds), declare (the first-turn
-    declaration without drawing), discard_declare (53 kinds: discard that card and go out with the 15 left)."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            [
-                ("draw_stock", 1),
-                ("draw_discard", 1),
-                ("discard", NUM_KINDS),
-                ("declare", 1),
-                ("discard_declare", NUM_KINDS),
-            ]
-        )
-        self.DRAW_STOCK = self.start("draw_stock")
-        self.DRAW_DISCARD = self.start("draw_discard")
-        self.DISCARD = self.start("discard")
-        self.DECLARE = self.start("declare")
-        self.DISCARD_DECLARE = self.start("discard_declare")
-
-
+#: the one action table of every continental rules object (``rummy_env.engine.actions.ContinentalLayout``)
 LAYOUT = ContinentalLayout()
 
 
@@ -118,7 +99,7 @@ class ContinentalState(EngineState):
         self.known = [[0] * NUM_KINDS for _ in range(n)]
         self.turns_taken = [0] * n  # completed own turns this deal (C.2-3 "first turn")
         self.turn = 0
-        self.taken_kind = -1
+        self.taken_discard = -1
         self.drew = False
         self.stock: list[int] = []
         self.discard: list[int] = []
@@ -140,16 +121,11 @@ class ContinentalState(EngineState):
         self.discard = [cards[i]]
         self.stock = cards[i + 1 :][::-1]
         self.active = (self.dealer + 1) % n
-        self.current = self.active
+        self.current_player = self.active
         self.phase = DRAW
         self.turn = 1
 
     # queries --------------------------------------------------------------------------------------------------
-    @property
-    def current_player(self) -> int:
-        """Seat whose decision it is (-1 when the session is over)."""
-        return self.current
-
     def is_terminal(self) -> bool:
         """True once the last deal of the session is settled."""
         return self.phase == GAME_OVER
@@ -215,7 +191,7 @@ class ContinentalState(EngineState):
         kinds = [
             k
             for k in range(NUM_KINDS)
-            if hand[k] and not (k == self.taken_kind and hand[k] == 1 and r.forbid_rediscard)
+            if hand[k] and not (k == self.taken_discard and hand[k] == 1 and r.forbid_rediscard)
         ]
         fits = set(fitting_discards(hand, kinds, patterns=r.patterns, min_run=r.min_run))
         acts = [lay.DISCARD + k for k in kinds if not (r.declare_mandatory and k in fits)]
@@ -224,39 +200,43 @@ class ContinentalState(EngineState):
 
     # transitions ----------------------------------------------------------------------------------------------
     def _dispatch(self, action: int) -> None:
+        """Apply a legal action (no checks), routed by the name of its range (``_APPLY``)."""
         self._legal = None
-        lay = self.layout
+        _APPLY[self.layout.kind_of(action)](self, action)
+
+    def _draw_stock(self) -> None:
+        """Draw the stock top (C.1-7: a reshuffle when it is empty, a drawn deal when nothing is left)."""
         p = self.active
-        if self.phase == DRAW:
-            if action == lay.DECLARE:
-                self._go_out(no_draw=True)
-            elif action == lay.DRAW_DISCARD:
-                k = self.discard.pop()
-                self.hands[p][k] += 1
-                self.hand_size[p] += 1
-                self.known[p][k] += 1
-                self.taken_kind = k
-                self.phase = ACT
-            else:
-                k = self._stock_card()
-                if k < 0:
-                    return
-                self.hands[p][k] += 1
-                self.hand_size[p] += 1
-                self.taken_kind = -1
-                self.phase = ACT
+        k = self._stock_card()
+        if k < 0:
+            return
+        self.hands[p][k] += 1
+        self.hand_size[p] += 1
+        self.taken_discard = -1
+        self.phase = ACT
+
+    def _draw_discard(self) -> None:
+        """Take the discard top (public: it stays known in the hand)."""
+        p = self.active
+        k = self.discard.pop()
+        self.hands[p][k] += 1
+        self.hand_size[p] += 1
+        self.known[p][k] += 1
+        self.taken_discard = k
+        self.phase = ACT
+
+    def _discard(self, kind: int, declare: bool) -> None:
+        """Discard ``kind``; with ``declare`` go out with the 15 left (C.1-5), else the turn passes."""
+        p = self.active
+        self.hands[p][kind] -= 1
+        self.hand_size[p] -= 1
+        if self.known[p][kind]:
+            self.known[p][kind] -= 1
+        self.discard.append(kind)
+        if declare:
+            self._go_out(no_draw=False)  # C.1-5: the 15 left are revealed, the deal ends
         else:
-            declare = action >= lay.DISCARD_DECLARE
-            k = action - (lay.DISCARD_DECLARE if declare else lay.DISCARD)
-            self.hands[p][k] -= 1
-            self.hand_size[p] -= 1
-            if self.known[p][k]:
-                self.known[p][k] -= 1
-            self.discard.append(k)
-            if declare:
-                self._go_out(no_draw=False)  # C.1-5: the 15 left are revealed, the deal ends
-            else:
-                self._next_turn()
+            self._next_turn()
 
     def _stock_card(self) -> int:
         """C.1-7: reshuffle all discards but the top when the stock is empty; nothing to recycle: drawn deal."""
@@ -272,8 +252,8 @@ class ContinentalState(EngineState):
     def _next_turn(self) -> None:
         self.turns_taken[self.active] += 1
         self.active = (self.active + 1) % self.n
-        self.current = self.active
-        self.taken_kind = -1
+        self.current_player = self.active
+        self.taken_discard = -1
         self.phase = DRAW
         self.turn += 1
         if self.turn > self.rules.turn_cap:
@@ -316,7 +296,7 @@ class ContinentalState(EngineState):
             self._deal()
         else:
             self.phase = GAME_OVER
-            self.current = -1
+            self.current_player = -1
 
     # copies, descriptions, JSON -------------------------------------------------------------------------------
     def clone(self) -> ContinentalState:
@@ -345,7 +325,7 @@ class ContinentalState(EngineState):
 
     def action_info(self, action: int) -> dict[str, Any]:
         """Structured description of ``action`` (schema in the README)."""
-        name = self.layout.range_of(int(action)).name
+        name = self.layout.kind_of(int(action))
         if name == "draw_stock":
             return {"kind": "draw_stock"}
         if name == "draw_discard":
@@ -377,7 +357,7 @@ class ContinentalState(EngineState):
             "profile": self.rules.name,
             "round": self.round,
             "dealer": self.dealer,
-            "current_player": self.current,
+            "current_player": self.current_player,
             "phase": self.phase,
             "hands": [[card_str(k) for k in self.hand_cards(p)] for p in range(n)],
             "discard": [card_str(k) for k in reversed(self.discard)],
@@ -386,7 +366,7 @@ class ContinentalState(EngineState):
             "active": self.active,
             "turn": self.turn,
             "turns_taken": list(self.turns_taken),
-            "taken_discard": card_str(self.taken_kind) if self.taken_kind >= 0 else None,
+            "taken_discard": card_str(self.taken_discard) if self.taken_discard >= 0 else None,
             "known": [[card_str(k) for k in range(NUM_KINDS) for _ in range(self.known[p][k])] for p in range(n)],
             "deals": self.num_deals,
             "round_results": copy.deepcopy(self.round_results),
@@ -412,16 +392,25 @@ class ContinentalState(EngineState):
             assert self.hand_size[self.active] == expected
 
 
+#: how each range of the action table is applied (``ContinentalState._dispatch``); every range has its handler
+_APPLY: dict[str, Callable[[ContinentalState, int], None]] = {
+    "draw_stock": lambda st, a: st._draw_stock(),
+    "draw_discard": lambda st, a: st._draw_discard(),
+    "declare": lambda st, a: st._go_out(no_draw=True),  # C.1-5: a valid dealt hand, without drawing
+    "discard": lambda st, a: st._discard(a - st.layout.DISCARD, declare=False),
+    "discard_declare": lambda st, a: st._discard(a - st.layout.DISCARD_DECLARE, declare=True),
+}
+
+
 def _run_strings(run: Any) -> list[str]:
     """A run of the going-out split as card strings, wilds with their declared position (``2C(6H)``)."""
     out = []
     for i, k in enumerate(run.cards):
         pos = run.low + i
-        natural = run.suit * NUM_RANKS + (0 if pos == 14 else pos - 1)
-        if k == natural:
+        if k == pos_kind(run.suit, pos):
             out.append(card_str(k))
         else:
-            decl = f"{pos_text(pos)}{'CDHS'[run.suit]}"
+            decl = f"{pos_text(pos)}{SUITS[run.suit]}"
             out.append(f"{'JK' if k == JOKER else card_str(k)}({decl})")
     return out
 
@@ -484,16 +473,16 @@ def load_state(data: dict[str, Any], rules: ContinentalRules, seed: int | None =
         raise ScenarioError(f"unknown phase {phase!r}; allowed: {list(PHASES)}")
     st.phase = phase
     st.active = _int_field(data, "active", data.get("current_player", (st.dealer + 1) % n), 0, n - 1)
-    st.current = -1 if phase == GAME_OVER else st.active
-    if "current_player" in data and data["current_player"] != st.current:
-        raise ScenarioError(f"'current_player' {data['current_player']!r} does not match (expected {st.current})")
+    st.current_player = -1 if phase == GAME_OVER else st.active
+    if "current_player" in data and data["current_player"] != st.current_player:
+        raise ScenarioError(f"'current_player' {data['current_player']!r} does not match (expected {st.current_player})")
     st.turn = _int_field(data, "turn", 1, 1, rules.turn_cap)
     tt = data.get("turns_taken", [0] * n)
     if not isinstance(tt, list) or len(tt) != n or not all(isinstance(x, int) and x >= 0 for x in tt):
         raise ScenarioError(f"'turns_taken' must be a list of {n} non-negative integers, got {tt!r}")
     st.turns_taken = list(tt)
     taken = data.get("taken_discard")
-    st.taken_kind = _card(taken, "taken_discard") if taken is not None else -1
+    st.taken_discard = _card(taken, "taken_discard") if taken is not None else -1
     load_known(st, data)
     if phase != GAME_OVER:
         need = rules.hand_size + (1 if phase == ACT else 0)

@@ -3,8 +3,8 @@
 The state is plain data (counts per card kind, lists for the piles, ``Meld`` objects on the table) in the shape
 of OpenSpiel's game/state split: ``current_player``, ``phase``, ``legal_actions()``, ``apply(action)``,
 ``is_terminal()``, ``returns()``, ``clone()``. Actions are ids of the profile's fixed table
-(``rummy_env.encoding.actions.ActionLayout``). Each phase has one function that lists its legal actions and one
-that applies them:
+(``rummy_env.engine.actions.ActionLayout``). Each phase has one method that lists its legal actions; an action
+is applied by the handler of its range (``_APPLY``, keyed by ``ActionLayout.kind_of``):
 
 | phase          | who acts                        | legal actions                                          |
 |----------------|---------------------------------|--------------------------------------------------------|
@@ -17,64 +17,55 @@ that applies them:
 
 Piles are Python lists with the top at the end (the JSON form lists them top first). Rounds follow one another
 inside the state: when a round ends the next one is dealt from the same seeded generator.
+
+The state class keeps the phases; the pure rules it asks live in the rules layer (``rules.contract_opening``:
+opening searches and the final round's way out; ``rules.contract_layoff``: lay-offs, joker swaps, the blocked-round
+test; ``ContractRules.buy_window``: the order of a buy window), the JSON state both ways in
+``engine.contract_scenario`` and the action descriptions in ``engine.contract_describe``.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
-from ..core.cards import (
-    JOKER,
-    NUM_KINDS,
-    NUM_RANKS,
-    PENALTY,
-    RANKS,
-    SUIT_SYMBOLS,
-    SUITS,
-    Shoe,
-    card_str,
-)
+from ..core.cards import JOKER, NUM_KINDS, PENALTY, RANKS, SUIT_SYMBOLS, SUITS, Shoe, kinds_of
 from ..core.melds import (
     GROUP,
-    MAX_POS,
     RUN,
     Meld,
-    _run_conflicts,
     can_make_contract,
-    final_partition,
     group_spec_meld,
     joker_place_fits,
     lay_off,
     layoff_fits,
-    parse_meld,
+    meld_problem,
     pos_kind,
     pos_text,
     run_spec_cards,
 )
-from ..encoding.actions import ActionLayout
 from ..rules.contract import ContractRules
-from .common import (
-    EngineState,
-    ScenarioError,
-    _sym_s,
-    bool_field,
-    card_or_none,
-    check_scenario,
-    int_field,
-    is_int,
-    list_field,
-    load_cards,
-    load_known,
-    load_round_results,
-    load_scores,
-    make_rng,
-    redeal_hidden,
-    rng_from_json,
-    rng_to_json,
-    seat_value,
-    shuffled,
+from ..rules.contract_layoff import (
+    fits_after_layoff,
+    joker_placeable,
+    layoff_chains,
+    layoff_options,
+    may_swap,
+    meld_ends,
+    nothing_fits,
+    swap_takes,
 )
+from ..rules.contract_opening import (
+    FinalLayout,
+    extra_meld_with,
+    final_layout,
+    in_some_contract_meld,
+    opening_melds,
+    rest_ok,
+)
+from .actions import ActionLayout
+from .common import EngineState, make_rng, redeal_hidden, shuffled
 
 DRAW = "draw"
 BUY = "buy"
@@ -151,7 +142,7 @@ class ContractState(EngineState):
         self.opened = [False] * n
         self.opened_this_turn = False
         self.turn = 0
-        self.taken_kind = -1
+        self.taken_discard = -1
         self.taken_pending = False
         self.must_place = -1
         self.opening_left: tuple[int, int] | None = None
@@ -176,17 +167,12 @@ class ContractState(EngineState):
         self.stock = cards[n * size + 1 :][::-1]  # top at the end
         self.active = (self.dealer + 1) % n
         self.phase = DRAW
-        self.current = self.active
+        self.current_player = self.active
         self.turn = 1
 
     # ----------------------------------------------------------------------------------------------------------
     # Queries
     # ----------------------------------------------------------------------------------------------------------
-    @property
-    def current_player(self) -> int:
-        """Seat whose decision it is (-1 when the session is over)."""
-        return self.current
-
     def is_terminal(self) -> bool:
         """True once the last round of the session has been scored."""
         return self.phase == GAME_OVER
@@ -202,11 +188,7 @@ class ContractState(EngineState):
 
     def hand_cards(self, seat: int) -> list[int]:
         """Kinds in ``seat``'s hand, sorted."""
-        out: list[int] = []
-        for k, c in enumerate(self.hands[seat]):
-            if c:
-                out.extend([k] * c)
-        return out
+        return kinds_of(self.hands[seat])
 
     def penalty(self, seat: int) -> int:
         """Penalty of the cards in ``seat``'s hand (A.1-15)."""
@@ -279,136 +261,40 @@ class ContractState(EngineState):
             declared = tuple(self.opening_runs)
             if not can_make_contract(hand, g, r, rules, declared):
                 return False  # the card can only reach the table after an opening
-            if self._in_some_contract_meld(c, g, r, declared):
+            if in_some_contract_meld(hand, c, g, r, declared, rules):
                 return True
-            if rules.extra_melds_after_opening and rules.layoff_on_opening_turn and self._extra_meld_with(c, g, r, declared):
+            if (
+                rules.extra_melds_after_opening
+                and rules.layoff_on_opening_turn
+                and extra_meld_with(hand, c, rules, self.layout, g, r, declared)
+            ):
                 return True  # in a new meld right after the opening
             # or laid off (through a chain of hand cards) on a table meld right after the opening
             for meld in self.table:
-                for chain in self._chains(meld, c):
-                    if self._rest_ok(hand, chain + [c], 0, g, r, declared):
+                for chain in layoff_chains(hand, meld, c, rules):
+                    if rest_ok(hand, chain + [c], 0, g, r, declared, rules):
                         return True
             return False
         if self.opened_this_turn and not rules.layoff_on_opening_turn:
             return False
         for meld in self.table:
-            if self._chains(meld, c):
+            if layoff_chains(hand, meld, c, rules):
                 return True
-        if rules.extra_melds_after_opening and self._extra_meld_with(c):
+        if rules.extra_melds_after_opening and extra_meld_with(hand, c, rules, self.layout):
             return True
-        if not self.opened_this_turn and c != JOKER:
-            for meld in self.table:
-                if meld.kind == RUN and meld.suit == c // NUM_RANKS:
-                    for i, k in enumerate(meld.cards):
-                        if (
-                            k == JOKER
-                            and pos_kind(meld.suit, meld.low + i) == c
-                            and self._may_swap(meld, meld.low + i)
-                            and self._joker_placeable()
-                        ):
-                            return True
-        return False
-
-    def _may_swap(self, meld: Meld, pos: int) -> bool:
-        """``swap_only_others_jokers`` (003: "if another player uses a joker in a run"): the joker at ``pos`` was
-        placed by another player; otherwise any joker of a run may be swapped."""
-        return not self.rules.swap_only_others_jokers or meld.placers.get(pos, meld.owner) != self.active
-
-    def _chains(self, meld: Meld, c: int) -> list[list[int]]:
-        """Hand cards (other than one ``c``) that would carry a lay-off of ``c`` onto ``meld``, one list per way."""
-        hand = self.hands[self.active]
-        rules = self.rules
-        if meld.kind == GROUP:
-            return [[]] if layoff_fits(meld, c, 0, rules) else []
-        out = []
-        targets = []
-        if c == JOKER:
-            if meld.low > 1:
-                targets.append(meld.low - 1)
-            if meld.high < MAX_POS:
-                targets.append(meld.high + 1)
-        elif c // NUM_RANKS == meld.suit:
-            rank = c % NUM_RANKS + 1
-            targets = [1, MAX_POS] if rank == 1 else [rank]
-        hand[c] -= 1
-        try:
-            for pos in targets:
-                if meld.low <= pos <= meld.high:
-                    continue
-                between = range(meld.high + 1, pos) if pos > meld.high else range(pos + 1, meld.low)
-                need: list[int] = []
-                used: dict[int, int] = {}
-                jokers = hand[JOKER]
-                ok = True
-                for q in between:
-                    k = pos_kind(meld.suit, q)
-                    if hand[k] - used.get(k, 0) > 0:
-                        used[k] = used.get(k, 0) + 1
-                        need.append(k)
-                    elif jokers > 0:
-                        jokers -= 1
-                        need.append(JOKER)
-                    else:
-                        ok = False
-                        break
-                if ok:
-                    out.append(need)
-        finally:
-            hand[c] += 1
-        return out
-
-    def _in_some_contract_meld(self, c: int, g: int, r: int, declared: tuple) -> bool:
-        """Is there a way to finish the opening (``g`` groups, ``r`` runs still owed) with ``c`` in one of its melds?"""
-        rules = self.rules
-        hand = self.hands[self.active]
-        jokers = hand[JOKER]
-        if c == JOKER:
-            return bool(g or r) and jokers > 0 and can_make_contract(hand, g, r, rules, declared)
-        rank, suit = c % NUM_RANKS + 1, c // NUM_RANKS
-        if g:
-            size = rules.group_min
-            avail = [hand[s * NUM_RANKS + rank - 1] for s in range(4)]
-            avail[suit] -= 1
-            for j in range(0, min(size - 1, jokers) + 1):
-                for suits in _sub_multisets(avail, size - 1 - j, rules.group_distinct_suits):
-                    if rules.group_distinct_suits and suit in suits:
-                        continue
-                    used = [c] + [s * NUM_RANKS + rank - 1 for s in suits]
-                    if self._rest_ok(hand, used, j, g - 1, r, declared):
-                        return True
-        if r:
-            size = rules.run_min
-            positions = [1, MAX_POS] if rank == 1 else [rank]
-            for pos in positions:
-                for low in range(max(1, pos - size + 1), min(pos, MAX_POS - size + 1) + 1):
-                    high = low + size - 1
-                    if _run_conflicts(suit, low, high, list(declared), rules):
-                        continue
-                    used = [c]
-                    nj = 0
-                    for q in range(low, high + 1):
-                        if q == pos:
-                            continue
-                        k = pos_kind(suit, q)  # never c itself: a window of 3 cannot hold both ace positions
-                        if hand[k] - used.count(k) > 0:
-                            used.append(k)
-                        else:
-                            nj += 1
-                    if nj <= jokers and self._rest_ok(hand, used, nj, g, r - 1, declared + ((suit, low, high),)):
-                        return True
-        return False
+        return not self.opened_this_turn and swap_takes(self.table, c, p, rules)
 
     def _discardable(self, kind: int) -> bool:
         """A.2-4: the card taken from the discard pile this turn may not be discarded (another copy may)."""
         c = self.hands[self.active][kind]
         if c == 0 or self.must_place >= 0:
             return False  # B.2-10: no discard while the deep-pickup card is not on the table
-        return not (self.rules.forbid_rediscard and kind == self.taken_kind and self.taken_pending and c == 1)
+        return not (self.rules.forbid_rediscard and kind == self.taken_discard and self.taken_pending and c == 1)
 
     def _can_spare(self, kind: int) -> bool:
         """A.1-12: after playing ``kind`` to the table the hand still holds a card that may be discarded."""
         size = self.hand_size[self.active] - 1
-        banned = 1 if (self.rules.forbid_rediscard and self.taken_pending and kind != self.taken_kind) else 0
+        banned = 1 if (self.rules.forbid_rediscard and self.taken_pending and kind != self.taken_discard) else 0
         if not self.rules.keep_card_for_discard:
             # B.1-10: an emptied hand goes out; otherwise a discardable card (or a further lay-off) must remain
             return size == 0 or size - banned >= 1 or self.must_place >= 0
@@ -458,45 +344,22 @@ class ContractState(EngineState):
                 out.append(a)
         return out
 
-    def _final_partition(self) -> list[tuple[int, int, list[int]]] | None:
-        g, r = self.contract
-        if g:
-            return None  # only all-runs final rounds exist in this family
-        return final_partition(self.hands[self.active], r, self.rules)
+    def _final_layout(self, keep: int = -1) -> FinalLayout | None:
+        """How the active player goes out in the final round (``rules.contract_opening.final_layout``): neither
+        ``keep`` nor the deep-pickup card may be the discard (they must reach the table), nor the card taken from
+        the discard pile (A.2-4 / B.1-6)."""
+        return final_layout(
+            self.hands[self.active], self.contract, self.rules, keep=(keep, self.must_place), banned=self._banned()
+        )
 
-    def _final_layout(self, keep: int = -1) -> tuple[list[tuple[int, int, list[int]]], int] | None:
-        """How the active player goes out in the final round: (runs, discarded kind or -1), or None.
-
-        The whole hand as the contract's runs; with ``final_round_discard`` also every card but one that may be
-        discarded (not the card taken from the discard pile, A.2-4 / B.1-6, nor ``keep`` or the deep-pickup card,
-        which must reach the table). The round ends either way, so which card is discarded changes nothing: the
-        lowest kind that works is taken.
-        """
-        parts = self._final_partition()
-        if parts is not None:
-            return parts, -1
-        g, r = self.contract
-        if not self.rules.final_round_discard or g:
-            return None
-        hand = self.hands[self.active]
-        for k in range(NUM_KINDS):
-            if not hand[k] or (hand[k] == 1 and k in (keep, self.must_place)):
-                continue
-            if self.rules.forbid_rediscard and k == self.taken_kind and self.taken_pending and hand[k] == 1:
-                continue
-            hand[k] -= 1
-            try:
-                parts = final_partition(hand, r, self.rules)
-            finally:
-                hand[k] += 1
-            if parts is not None:
-                return parts, k
-        return None
+    def _banned(self) -> int:
+        """A.2-4: the card taken from the discard pile this turn, while it may not be discarded (-1: none)."""
+        return self.taken_discard if self.rules.forbid_rediscard and self.taken_pending else -1
 
     def _can_spare_cards(self, cards: list[int]) -> bool:
         """``_can_spare`` for several cards played together (a new meld after the opening)."""
         size = self.hand_size[self.active] - len(cards)
-        t = self.taken_kind
+        t = self.taken_discard
         banned = 1 if (self.rules.forbid_rediscard and self.taken_pending and t not in cards) else 0
         if not self.rules.keep_card_for_discard:
             return size == 0 or size - banned >= 1 or self.must_place >= 0
@@ -513,132 +376,18 @@ class ContractState(EngineState):
                 out.append(lay.MELD + i)
         return out
 
-    def _extra_meld_with(self, c: int, g: int = 0, r: int = 0, declared: tuple = ()) -> bool:
-        """``extra_melds_after_opening``: can ``c`` go into a new meld from the hand (after the ``g`` groups and
-        ``r`` runs still owed by the opening, if any)?  A longer meld holding ``c`` always contains a catalog meld
-        holding it, so the catalog is enough."""
-        lay = self.layout
-        hand = self.hands[self.active]
-        for i, need in enumerate(lay.meld_needs):
-            if c not in lay.meld_kinds[i] or not all(hand[k] >= n for k, n in need):
-                continue
-            if not (g or r):
-                return True
-            for k, n in need:
-                hand[k] -= n
-            try:
-                ok = can_make_contract(hand, g, r, self.rules, declared)
-            finally:
-                for k, n in need:
-                    hand[k] += n
-            if ok:
-                return True
-        return False
-
     def _meld_candidates(self, g: int, r: int) -> list[int]:
         """Catalog melds legal now: in hand, of a kind still owed, and the rest of the contract stays makeable."""
-        rules = self.rules
         lay = self.layout
-        hand = self.hands[self.active]
-        declared = tuple(self.opening_runs)
-        if not can_make_contract(hand, g, r, rules, declared):
-            return []
-        # A.1-12: after the whole opening a card must remain that may be discarded
-        remaining = self.hand_size[self.active] - g * rules.group_min - r * rules.run_min
-        if remaining < (1 if rules.keep_card_for_discard else 0):
-            return []
-        # A.1-12 + A.2-4: if only one card will remain, the opening must use the card taken from the discard pile
-        # (else that last card could not be discarded and the player would be stuck)
-        self._opening_needs_taken = (
-            rules.keep_card_for_discard and rules.forbid_rediscard and self.taken_pending and remaining == 1
+        taken = self.taken_discard if self.taken_pending else -1
+        found = opening_melds(
+            self.hands[self.active], self.hand_size[self.active], g, r, tuple(self.opening_runs), self.rules, lay, taken
         )
-        jokers = hand[JOKER]
-        out: list[int] = []
-        if g:
-            size = rules.group_min
-            for rank in range(1, NUM_RANKS + 1):
-                avail = [hand[s * NUM_RANKS + rank - 1] for s in range(4)]
-                if sum(avail) + jokers < size:
-                    continue
-                for j in range(0, min(size, jokers) + 1):
-                    for suits in _sub_multisets(avail, size - j, rules.group_distinct_suits):
-                        ids = lay.group_ids.get((rank, suits, j))
-                        if not ids:
-                            continue
-                        used = [s * NUM_RANKS + rank - 1 for s in suits]
-                        if self._opening_rest_ok(hand, used, j, g - 1, r, declared):
-                            # B.1-3: one action per choice of the suits the jokers stand for
-                            out.extend(lay.MELD + i for i in ids)
-        if r:
-            size = rules.run_min
-            full = (1 << size) - 1
-            for suit in range(4):
-                for low in range(1, MAX_POS - size + 2):
-                    present = 0
-                    for i in range(size):
-                        if hand[pos_kind(suit, low + i)]:
-                            present |= 1 << i
-                    must = full & ~present  # positions that need a joker
-                    if bin(must).count("1") > jokers:
-                        continue
-                    high = low + size - 1
-                    if self._run_conflicts_opening(suit, low, high):
-                        continue
-                    sub = present
-                    while True:
-                        mask = must | (present & ~sub)  # jokers where the hand lacks the card, and optionally more
-                        nj = bin(mask).count("1")
-                        idx = lay.run_index.get((suit, low, mask)) if nj <= jokers else None
-                        if idx is not None:
-                            used = [pos_kind(suit, low + i) for i in range(size) if not mask >> i & 1]
-                            if self._opening_rest_ok(hand, used, nj, g, r - 1, declared + ((suit, low, high),)):
-                                out.append(lay.MELD_RUN + idx)
-                        if sub == 0:
-                            break
-                        sub = (sub - 1) & present
-        return out
-
-    def _run_conflicts_opening(self, suit: int, low: int, high: int) -> bool:
-        rules = self.rules
-        for s, lo, hi in self.opening_runs:
-            if s != suit:
-                continue
-            if rules.opening_runs_distinct_suits:
-                return True
-            if rules.forbid_adjacent_same_suit_runs and (lo == high + 1 or low == hi + 1):
-                return True
-        return False
-
-    def _opening_rest_ok(self, hand: list[int], used: list[int], jokers: int, g: int, r: int, declared) -> bool:
-        """``_rest_ok`` for an opening meld, also requiring (when needed) that the taken card goes into the opening."""
-        t = self.taken_kind
-        if not self._opening_needs_taken or t in used or (t == JOKER and jokers):
-            return self._rest_ok(hand, used, jokers, g, r, declared)
-        if g == 0 and r == 0:
-            return False
-        for k in used:
-            hand[k] -= 1
-        hand[JOKER] -= jokers
-        try:
-            return self._in_some_contract_meld(t, g, r, declared)
-        finally:
-            for k in used:
-                hand[k] += 1
-            hand[JOKER] += jokers
-
-    def _rest_ok(self, hand: list[int], used: list[int], jokers: int, g: int, r: int, declared) -> bool:
-        if g == 0 and r == 0:
-            return True
-        for k in used:
-            hand[k] -= 1
-        hand[JOKER] -= jokers
-        ok = can_make_contract(hand, g, r, self.rules, declared)
-        for k in used:
-            hand[k] += 1
-        hand[JOKER] += jokers
-        return ok
+        return [lay.MELD + i for i in found]
 
     def _layoff_actions(self, own_only: bool = False) -> list[int]:
+        """Every lay-off of a hand card on a table meld (``own_only``: on the actor's own melds) that leaves a card
+        to discard (A.1-12) or, B.1-10, only the taken card, which then follows."""
         lay = self.layout
         p = self.active
         hand = self.hands[p]
@@ -647,15 +396,7 @@ class ContractState(EngineState):
         for owner in (p,) if own_only else range(self.n):
             for idx, meld in enumerate(self.seat_melds[owner]):
                 slot = lay.slot(p, owner, idx)
-                if meld.kind == GROUP:
-                    cands = [(s * NUM_RANKS + meld.rank - 1, 0) for s in range(4)] + [(JOKER, 0)]
-                else:
-                    cands = []
-                    if meld.low > 1:
-                        cands += [(pos_kind(meld.suit, meld.low - 1), 0), (JOKER, 0)]
-                    if meld.high < MAX_POS:
-                        cands += [(pos_kind(meld.suit, meld.high + 1), 1), (JOKER, 1)]
-                for kind, end in cands:
+                for kind, end in layoff_options(meld):
                     if (
                         hand[kind]
                         and layoff_fits(meld, kind, end, rules)
@@ -667,26 +408,12 @@ class ContractState(EngineState):
     def _taken_follows(self, meld: Meld, kind: int, end: int) -> bool:
         """B.1-10: a lay-off may leave only the (undiscardable) card taken from the discard pile when that card can
         then be laid off too, emptying the hand (e.g. 3S then the taken 2S onto 4S-5S-6S)."""
-        t = self.taken_kind
-        hand = self.hands[self.active]
+        t = self.taken_discard
         if self.rules.keep_card_for_discard or not self.taken_pending or self.hand_size[self.active] != 2:
             return False
-        if kind == t or hand[t] != 1:
+        if kind == t or self.hands[self.active][t] != 1:
             return False
-        after = meld.copy()
-        lay_off(after, kind, end, self.rules)
-        for m in self.table:
-            target = after if m is meld else m
-            for e in (0, 1) if target.kind == RUN else (0,):
-                if layoff_fits(target, t, e, self.rules):
-                    return True
-        return False
-
-    def _joker_placeable(self) -> bool:
-        for meld in self.table:
-            if joker_place_fits(meld, 0, self.rules) or (meld.kind == RUN and joker_place_fits(meld, 1, self.rules)):
-                return True
-        return False
+        return fits_after_layoff(self.table, meld, kind, end, t, self.rules)
 
     def _swap_actions(self) -> list[int]:
         """A.1-11: swap a natural for a joker in a run, only if the freed joker can then be placed (A.2-8)."""
@@ -704,22 +431,23 @@ class ContractState(EngineState):
                         continue
                     pos = meld.low + i
                     nat = pos_kind(meld.suit, pos)
-                    if not hand[nat] or not self._can_spare(nat) or not self._may_swap(meld, pos):
+                    if not hand[nat] or not self._can_spare(nat) or not may_swap(meld, pos, p, self.rules):
                         continue
                     if placeable is None:
-                        placeable = self._joker_placeable()
+                        placeable = joker_placeable(self.table, self.rules)
                     if placeable:
                         out.append(lay.swap(meld.suit, pos, lay.slot(p, owner, idx)))
         return out
 
     def _legal_place(self) -> list[int]:
+        """Every place for the freed joker (A.2-8)."""
         lay = self.layout
         p = self.active
         out = []
         for owner in range(self.n):
             for idx, meld in enumerate(self.seat_melds[owner]):
                 slot = lay.slot(p, owner, idx)
-                for end in (0, 1) if meld.kind == RUN else (0,):
+                for end in meld_ends(meld):
                     if joker_place_fits(meld, end, self.rules):
                         out.append(lay.place(slot, end))
         return out
@@ -728,32 +456,9 @@ class ContractState(EngineState):
     # Applying actions
     # ----------------------------------------------------------------------------------------------------------
     def _dispatch(self, action: int) -> None:
-        """Apply a legal action (no checks)."""
+        """Apply a legal action (no checks), routed by the name of its range (``_APPLY``)."""
         self._legal = None
-        lay = self.layout
-        phase = self.phase
-        if phase == DRAW:
-            if action == lay.DRAW_DISCARD:
-                self._take_discard()
-            elif action == lay.DRAW_STOCK:
-                self._decline_discard()
-            else:
-                self._deep_pickup(action - lay.PICKUP + 2)
-        elif phase == BUY:
-            self._apply_buy(action == lay.BUY)
-        elif phase == PLACE_JOKER:
-            slot, end = lay.decode_place(action)
-            owner, idx = lay.slot_target(self.active, slot)
-            # the freed joker is neither the card taken from the discard pile (A.2-4: a joker taken there stays
-            # undiscardable) nor the deep-pickup card, nor a publicly known card of the hand
-            keep = (self.taken_pending, self.must_place, self.known[self.active][JOKER])
-            self._play_card(JOKER)
-            self.taken_pending, self.must_place, self.known[self.active][JOKER] = keep
-            lay_off(self.seat_melds[owner][idx], JOKER, end, self.rules, placer=self.active)
-            self.phase = ACT
-            self._out_if_empty()
-        else:
-            self._apply_act(action)
+        _APPLY[self.layout.kind_of(action)](self, action)
 
     # draw phase -------------------------------------------------------------------------------------------
     def _take_discard(self) -> None:
@@ -763,10 +468,10 @@ class ContractState(EngineState):
         self.hands[p][k] += 1
         self.hand_size[p] += 1
         self.known[p][k] += 1
-        self.taken_kind = k
+        self.taken_discard = k
         self.taken_pending = True
         self.phase = ACT
-        self.current = p
+        self.current_player = p
 
     def _deep_pickup(self, depth: int) -> None:
         """B.1-6: take the card at ``depth`` and every card above it; the chosen card must reach the table."""
@@ -778,11 +483,11 @@ class ContractState(EngineState):
             self.hands[p][k] += 1
             self.known[p][k] += 1
         self.hand_size[p] += depth
-        self.taken_kind = -1
+        self.taken_discard = -1
         self.taken_pending = False
         self.must_place = chosen
         self.phase = ACT
-        self.current = p
+        self.current_player = p
 
     def _decline_discard(self) -> None:
         """A.1-8a / A.1-10: declining the discard opens the buy window to the other players."""
@@ -798,22 +503,14 @@ class ContractState(EngineState):
         self.buy_queue = self._window_seats()
         if self.buy_queue and self.discard and self._buy_possible():
             self.phase = BUY
-            self.current = self.buy_queue[0]
+            self.current_player = self.buy_queue[0]
         else:
             self._active_draws_stock()
 
     def _window_seats(self) -> list[int]:
-        """The seats a buy window asks, nearest in future turn order first (also what the loader derives)."""
-        p = self.active
-        seats = [
-            (p + i) % self.n
-            for i in range(1, self.n)
-            if (p + i) % self.n != self.last_buyer or not self.rules.consecutive_buy_ban
-        ]
-        if not self.rules.discarder_may_buy:
-            prev = (p - 1) % self.n
-            seats = [s for s in seats if s != prev]
-        return seats
+        """The seats a buy window asks now, nearest in future turn order first (``ContractRules.buy_window``, also
+        what the loader checks a ``buy_queue`` against)."""
+        return self.rules.buy_window(self.active, self.last_buyer)
 
     def _buy_possible(self) -> bool:
         """``buy_needs_penalty_card``: a buy is offered only if its penalty cards can be supplied (the stock, then a
@@ -827,7 +524,7 @@ class ContractState(EngineState):
         buyer = self.buy_queue.pop(0)
         if not buy:
             if self.buy_queue:
-                self.current = self.buy_queue[0]
+                self.current_player = self.buy_queue[0]
             else:
                 self._active_draws_stock()
             return
@@ -867,10 +564,10 @@ class ContractState(EngineState):
             return
         self.hands[p][card] += 1
         self.hand_size[p] += 1
-        self.taken_kind = -1
+        self.taken_discard = -1
         self.taken_pending = False
         self.phase = ACT
-        self.current = p
+        self.current_player = p
 
     # act phase --------------------------------------------------------------------------------------------
     def _play_card(self, kind: int) -> None:
@@ -880,46 +577,63 @@ class ContractState(EngineState):
         self.hand_size[p] -= 1
         if self.known[p][kind]:
             self.known[p][kind] -= 1
-        if kind == self.taken_kind:
+        if kind == self.taken_discard:
             self.taken_pending = False
         if kind == self.must_place:
             self.must_place = -1
 
-    def _apply_act(self, action: int) -> None:
+    def _discard(self, action: int) -> None:
+        """A.1-12: discard a card; discarding the last card goes out, otherwise the turn passes."""
+        p = self.active
+        kind = action - self.layout.DISCARD
+        self.hands[p][kind] -= 1
+        self.hand_size[p] -= 1
+        if self.known[p][kind]:
+            self.known[p][kind] -= 1
+        self.discard.append(kind)
+        if self.hand_size[p] == 0:
+            self._end_round(winner=p, reason="out")  # A.1-12: going out = discarding the last card
+        else:
+            self._next_turn()
+
+    def _lay_off(self, action: int) -> None:
+        """A.1-11: lay a hand card off on a table meld."""
         lay = self.layout
         p = self.active
-        if action >= lay.DISCARD and action < lay.DISCARD + NUM_KINDS:
-            kind = action - lay.DISCARD
-            self.hands[p][kind] -= 1
-            self.hand_size[p] -= 1
-            if self.known[p][kind]:
-                self.known[p][kind] -= 1
-            self.discard.append(kind)
-            if self.hand_size[p] == 0:
-                self._end_round(winner=p, reason="out")  # A.1-12: going out = discarding the last card
-            else:
-                self._next_turn()
-        elif action == lay.GO_OUT:
-            self._go_out_final()
-        elif lay.MELD <= action < lay.LAY_OFF:
-            self._declare_meld(action)
-        elif lay.LAY_OFF <= action < lay.SWAP:
-            kind, slot, end = lay.decode_lay_off(action)
-            owner, idx = lay.slot_target(p, slot)
-            self._play_card(kind)
-            lay_off(self.seat_melds[owner][idx], kind, end, self.rules, placer=p)
-            self._out_if_empty()
-        else:
-            suit, pos, slot = lay.decode_swap(action)
-            owner, idx = lay.slot_target(p, slot)
-            meld = self.seat_melds[owner][idx]
-            nat = pos_kind(suit, pos)
-            self._play_card(nat)
-            meld.cards[pos - meld.low] = nat
-            meld.placers.pop(pos, None)
-            self.hands[p][JOKER] += 1
-            self.hand_size[p] += 1
-            self.phase = PLACE_JOKER
+        kind, slot, end = lay.decode_lay_off(action)
+        owner, idx = lay.slot_target(p, slot)
+        self._play_card(kind)
+        lay_off(self.seat_melds[owner][idx], kind, end, self.rules, placer=p)
+        self._out_if_empty()
+
+    def _swap_joker(self, action: int) -> None:
+        """A.1-11: give the natural for a run's joker; the freed joker must be placed next (A.2-8)."""
+        lay = self.layout
+        p = self.active
+        suit, pos, slot = lay.decode_swap(action)
+        owner, idx = lay.slot_target(p, slot)
+        meld = self.seat_melds[owner][idx]
+        nat = pos_kind(suit, pos)
+        self._play_card(nat)
+        meld.cards[pos - meld.low] = nat
+        meld.placers.pop(pos, None)
+        self.hands[p][JOKER] += 1
+        self.hand_size[p] += 1
+        self.phase = PLACE_JOKER
+
+    def _place_joker(self, action: int) -> None:
+        """A.2-8: place the freed joker on a table meld."""
+        lay = self.layout
+        slot, end = lay.decode_place(action)
+        owner, idx = lay.slot_target(self.active, slot)
+        # the freed joker is neither the card taken from the discard pile (A.2-4: a joker taken there stays
+        # undiscardable) nor the deep-pickup card, nor a publicly known card of the hand
+        keep = (self.taken_pending, self.must_place, self.known[self.active][JOKER])
+        self._play_card(JOKER)
+        self.taken_pending, self.must_place, self.known[self.active][JOKER] = keep
+        lay_off(self.seat_melds[owner][idx], JOKER, end, self.rules, placer=self.active)
+        self.phase = ACT
+        self._out_if_empty()
 
     def _out_if_empty(self) -> None:
         """B.1-10: a hand emptied by melding or laying off goes out without a discard."""
@@ -993,7 +707,7 @@ class ContractState(EngineState):
         """Pass the turn clockwise; the engine turn cap ends a round that runs too long."""
         self.active = (self.active + 1) % self.n
         self.opened_this_turn = False
-        self.taken_kind = -1
+        self.taken_discard = -1
         self.taken_pending = False
         self.must_place = -1
         self.turn += 1
@@ -1004,44 +718,14 @@ class ContractState(EngineState):
             self._end_round(winner=-1, reason="blocked")
             return
         self.phase = DRAW
-        self.current = self.active
+        self.current_player = self.active
 
     def _blocked(self) -> bool:
         """Engine limit: nobody can ever go out (every seat is down, so no new meld can be made, and no card outside
         the table fits any meld, so no lay-off or joker swap will ever be possible; the hands only cycle)."""
         if not all(self.opened) or self.final_round:
             return False
-        rules = self.rules
-        outside = [0] * NUM_KINDS
-        for h in self.hands:
-            for k in range(NUM_KINDS):
-                outside[k] += h[k]
-        for k in self.stock:
-            outside[k] += 1
-        for k in self.discard:
-            outside[k] += 1
-        if rules.extra_melds_after_opening and (
-            can_make_contract(outside, 1, 0, rules) or can_make_contract(outside, 0, 1, rules)
-        ):
-            return False  # the cards outside the table can still make a new meld
-        for meld in self.table:
-            for end in (0, 1) if meld.kind == RUN else (0,):
-                if outside[JOKER] and layoff_fits(meld, JOKER, end, rules):
-                    return False
-                if meld.kind == GROUP:
-                    for s in range(4):
-                        k = s * NUM_RANKS + meld.rank - 1
-                        if outside[k] and layoff_fits(meld, k, 0, rules):
-                            return False
-                else:
-                    pos = meld.low - 1 if end == 0 else meld.high + 1
-                    if 1 <= pos <= MAX_POS and outside[pos_kind(meld.suit, pos)]:
-                        return False
-            if meld.kind == RUN and JOKER in meld.cards:
-                for i, k in enumerate(meld.cards):
-                    if k == JOKER and outside[pos_kind(meld.suit, meld.low + i)]:
-                        return False  # a swap could change the table
-        return True
+        return nothing_fits(self.hands, self.stock, self.discard, self.table, self.rules)
 
     # round end --------------------------------------------------------------------------------------------
     def _end_round(self, winner: int, reason: str) -> None:
@@ -1059,7 +743,7 @@ class ContractState(EngineState):
             self._deal()
         else:
             self.phase = GAME_OVER
-            self.current = -1
+            self.current_player = -1
             self.buy_queue = []
 
     # ----------------------------------------------------------------------------------------------------------
@@ -1095,7 +779,7 @@ class ContractState(EngineState):
         card can reach the table): his hidden cards are redrawn until he has a legal action, at most 100 times,
         else he keeps them.
         """
-        mover = self.current
+        mover = self.current_player
         for _ in range(100):
             new = self._resampled(seat, rng, keep=-1)
             if mover < 0 or mover == seat or new.legal_actions():
@@ -1105,121 +789,23 @@ class ContractState(EngineState):
     def _resampled(self, seat: int, rng: Any, keep: int) -> ContractState:
         return redeal_hidden(self.clone(), seat, rng, keep)
 
-    def _meld_of_slot(self, slot: int) -> tuple[int, int, Meld | None]:
-        owner, idx = self.layout.slot_target(self.current if self.current >= 0 else 0, slot)
-        melds = self.seat_melds[owner]
-        return owner, idx, (melds[idx] if idx < len(melds) else None)
-
     def action_info(self, action: int) -> dict[str, Any]:
         """Structured description of ``action`` for the player to move (schema in the README)."""
-        lay = self.layout
-        rng = lay.range_of(int(action))
-        name = rng.name
-        actor = self.current if self.current >= 0 else 0
-        if name == "draw_stock":
-            return {"kind": "draw_stock"}
-        if name == "draw_discard":
-            return {"kind": "draw_discard", "card": card_str(self.discard[-1]) if self.discard else None}
-        if name == "pickup":
-            depth = action - lay.PICKUP + 2
-            card = card_str(self.discard[-depth]) if len(self.discard) >= depth else None
-            return {"kind": "pickup", "depth": depth, "card": card}
-        if name == "buy":
-            return {"kind": "buy", "card": card_str(self.discard[-1]) if self.discard else None}
-        if name == "pass":
-            return {"kind": "pass"}
-        if name == "meld":
-            m = self._catalog_meld(action, actor)
-            return {"kind": "meld", "meld": m.kind, "cards": m.card_strings()}
-        if name == "lay_off":
-            kind, slot, end = lay.decode_lay_off(action)
-            owner, idx, meld = self._meld_of_slot(slot)
-            end_s = None if (meld is not None and meld.kind == GROUP) else ("low" if end == 0 else "high")
-            return {"kind": "lay_off", "card": card_str(kind), "seat": owner, "meld": idx, "end": end_s}
-        if name == "swap_joker":
-            suit, pos, slot = lay.decode_swap(action)
-            owner, idx, _ = self._meld_of_slot(slot)
-            return {
-                "kind": "swap_joker",
-                "card": card_str(pos_kind(suit, pos)),
-                "seat": owner,
-                "meld": idx,
-                "position": pos,
-            }
-        if name == "place_joker":
-            slot, end = lay.decode_place(action)
-            owner, idx, meld = self._meld_of_slot(slot)
-            end_s = None if (meld is not None and meld.kind == GROUP) else ("low" if end == 0 else "high")
-            return {"kind": "place_joker", "seat": owner, "meld": idx, "end": end_s}
-        if name == "discard":
-            return {"kind": "discard", "card": card_str(action - lay.DISCARD)}
-        return {"kind": "go_out"}
+        from .contract_describe import action_info
+
+        return action_info(self, action)
 
     def describe_action(self, action: int) -> str:
         """Readable description, e.g. ``buy Q♥ (+ penalty card)`` or ``lay off 8♥ on seat 2's run 5♥–7♥ (high end)``."""
-        info = self.action_info(action)
-        kind = info["kind"]
-        if kind == "draw_stock":
-            return "draw from the stock"
-        if kind == "draw_discard":
-            return f"take {_sym_s(info['card'])} from the discard pile"
-        if kind == "pickup":
-            return f"pick up the discard pile down to {_sym_s(info['card'])} (depth {info['depth']})"
-        if kind == "buy":
-            return f"buy {_sym_s(info['card'])} (+ penalty card)"
-        if kind == "pass":
-            return "pass (do not buy)"
-        if kind == "meld":
-            return f"declare {info['meld']} " + " ".join(_sym_s(c) for c in info["cards"])
-        if kind in ("lay_off", "swap_joker", "place_joker"):
-            _, _, meld = self._meld_of_slot(self.layout.slot(self.current, info["seat"], info["meld"]))
-            where = f"seat {info['seat']}'s " + (meld.describe() if meld else f"meld {info['meld']} (not on the table)")
-            if kind == "lay_off":
-                end = f" ({info['end']} end)" if info["end"] else ""
-                return f"lay off {_sym_s(info['card'])} on {where}{end}"
-            if kind == "swap_joker":
-                return f"swap {_sym_s(info['card'])} for the joker in {where}"
-            end = f" ({info['end']} end)" if info["end"] else ""
-            return f"place the freed joker on {where}{end}"
-        if kind == "discard":
-            return f"discard {_sym_s(info['card'])}"
-        layout = self._final_layout() if self.phase == ACT and self.final_round else None
-        if layout is not None and layout[1] >= 0:
-            return f"go out: lay the hand as runs and discard {card_str(layout[1], symbols=True)}"
-        return "go out: lay the whole hand as runs"
+        from .contract_describe import describe_action
+
+        return describe_action(self, action)
 
     def to_json(self) -> dict[str, Any]:
         """The state in the scenario format (README "JSON state"); ``load_state`` gives back an identical state."""
-        n = self.n
-        return {
-            "profile": self.rules.name,
-            "round": self.round,
-            "dealer": self.dealer,
-            "current_player": self.current,
-            "phase": self.phase,
-            "hands": [[card_str(k) for k in self.hand_cards(p)] for p in range(n)],
-            "discard": [card_str(k) for k in reversed(self.discard)],
-            "stock": [card_str(k) for k in reversed(self.stock)],
-            "table": [m.to_json() for m in self.table],
-            "opened": [p for p in range(n) if self.opened[p] and not (p == self.active and self.opened_this_turn)],
-            "scores": list(self.scores),
-            "active": self.active,
-            "turn": self.turn,
-            "opened_this_turn": self.opened_this_turn,
-            "taken_discard": card_str(self.taken_kind) if self.taken_kind >= 0 else None,
-            "taken_pending": self.taken_pending,
-            "must_place": card_str(self.must_place) if self.must_place >= 0 else None,
-            "opening_left": list(self.opening_left) if self.opening_left else None,
-            "buy_queue": list(self.buy_queue),
-            "last_buyer": self.last_buyer if self.last_buyer >= 0 else None,
-            "known": [[card_str(k) for k in range(NUM_KINDS) for _ in range(self.known[p][k])] for p in range(n)],
-            "rounds": list(self.rounds),
-            "round_index": self.round_index,
-            "round_results": copy.deepcopy(self.round_results),
-            "num_players": n,
-            "rng": rng_to_json(self.rng),
-            **({"rigged": True} if self.rigged else {}),
-        }
+        from .contract_scenario import dump_scenario
+
+        return dump_scenario(self)
 
     def check_invariants(self) -> None:
         """Raise ``AssertionError`` if the state breaks an accounting invariant (used by tests and fuzzers)."""
@@ -1237,32 +823,26 @@ class ContractState(EngineState):
         for m in self.table:
             for k in m.cards:
                 total[k] += 1
-            from ..core.melds import meld_problem
-
             assert meld_problem(m, self.rules) is None, f"invalid meld {m}"
         assert total == self.copies, "every physical card is accounted for exactly once"
         if self.phase != GAME_OVER:
             assert self.legal_actions(), "the player to move has a legal action"
 
 
-def _sub_multisets(avail: list[int], size: int, distinct: bool) -> list[tuple[int, ...]]:
-    """Sorted suit tuples of length ``size`` drawable from ``avail`` copies per suit."""
-    out: list[tuple[int, ...]] = []
-    cur: list[int] = []
-
-    def rec(start: int) -> None:
-        if len(cur) == size:
-            out.append(tuple(cur))
-            return
-        for s in range(start, 4):
-            used = cur.count(s)
-            if used < avail[s] and (not distinct or used == 0):
-                cur.append(s)
-                rec(s)
-                cur.pop()
-
-    rec(0)
-    return out
+#: how each range of the action table is applied (``ContractState._dispatch``); every range has its handler
+_APPLY: dict[str, Callable[[ContractState, int], None]] = {
+    "draw_stock": lambda st, a: st._decline_discard(),
+    "draw_discard": lambda st, a: st._take_discard(),
+    "pickup": lambda st, a: st._deep_pickup(a - st.layout.PICKUP + 2),
+    "buy": lambda st, a: st._apply_buy(True),
+    "pass": lambda st, a: st._apply_buy(False),
+    "meld": lambda st, a: st._declare_meld(a),
+    "lay_off": lambda st, a: st._lay_off(a),
+    "swap_joker": lambda st, a: st._swap_joker(a),
+    "place_joker": lambda st, a: st._place_joker(a),
+    "discard": lambda st, a: st._discard(a),
+    "go_out": lambda st, a: st._go_out_final(),
+}
 
 
 def _check_rounds(rules: ContractRules, rounds: Any) -> tuple[int, ...]:
@@ -1284,294 +864,16 @@ def _check_rounds(rules: ContractRules, rounds: Any) -> tuple[int, ...]:
     return out
 
 
-# --------------------------------------------------------------------------------------------------------------
-# Loading a scenario / dumped state
-# --------------------------------------------------------------------------------------------------------------
-
-
-_SCENARIO_KEYS = frozenset({
-    "profile", "round", "dealer", "current_player", "phase", "hands", "discard", "stock", "table", "opened",
-    "scores", "active", "turn", "opened_this_turn", "taken_discard", "taken_pending", "must_place", "opening_left",
-    "buy_queue", "last_buyer", "known", "rounds", "round_index", "round_results", "num_players", "rng", "rigged",
-})  # fmt: skip
 #: why a round ended (``round_results[i].reason``)
 END_REASONS = ("out", "exhausted", "turn_cap", "blocked")
-#: phases of a turn after its draw
-_AFTER_DRAW = (ACT, OPENING, PLACE_JOKER)
 
 
 def load_state(data: dict[str, Any], rules: ContractRules, seed: int | None = None) -> ContractState:
-    """Build a state from the JSON scenario format; omitted piles are shuffled from the unplaced cards.
+    """Build a state from the JSON scenario format (``rummy_env.engine.contract_scenario.load_scenario``: every
+    key checked, the position one the rules can reach); omitted piles are shuffled from the unplaced cards."""
+    from .contract_scenario import load_scenario
 
-    Every key is type- and range-checked, and the position must be one the rules can reach (the checks the fuzzer
-    makes on live states that one state allows): every card of the shoe exactly once, valid melds, an opened seat
-    holds exactly its round's contract on the table, an unopened hand never below the cards dealt, no empty hand
-    mid-round, the turn fields consistent with the phase, the buy window the engine would open. A bad scenario
-    raises ``ScenarioError`` naming the key and what is allowed. ``"rigged": true`` marks a hand-made position whose
-    hands need not come from a deal (short or empty hands); every other check still applies.
-    """
-    n = check_scenario(data, set(_SCENARIO_KEYS), rules)
-    st = ContractState.__new__(ContractState)
-    st.rules = rules
-    st.layout = layout_for(rules)
-    st.n = n
-    st.shoe = Shoe(rules.decks, rules.jokers)
-    st.copies = st.shoe.copies_list()
-    st.seed = seed
-    st.history = []
-    st._legal = None
-    phase = data.get("phase", DRAW)
-    if not isinstance(phase, str) or phase not in PHASES:
-        raise ScenarioError(f"'phase' must be one of {list(PHASES)}, got {phase!r}")
-    if phase == BUY and not rules.buying:
-        raise ScenarioError(f"'phase' 'buy' does not exist in profile {rules.name!r} (no buying)")
-    _load_session(st, data, phase)
-    st._clear_round()
-    st.rigged = bool_field(data, "rigged", False)
-    used = _load_table(st, data)
-    load_cards(st, data, rules.name, used)
-    st.phase = phase
-    _load_turn(st, data)
-    load_known(st, data)
-    _check_position(st)
-    if phase != GAME_OVER and not st.legal_actions():
-        raise ScenarioError(f"the scenario leaves player {st.current} no legal action in phase '{phase}'")
-    return st
-
-
-def _load_session(st: ContractState, data: dict[str, Any], phase: str) -> None:
-    """``round``, ``rounds``, ``round_index``, ``rng``, ``dealer``, ``scores``, ``round_results``."""
-    rules, n = st.rules, st.n
-    rnd = int_field(data, "round", 1, 1, rules.num_rounds)
-    if "rounds" in data:
-        rounds = data["rounds"]
-        if (
-            not isinstance(rounds, (list, tuple))
-            or not rounds
-            or not all(is_int(r) and 1 <= r <= rules.num_rounds for r in rounds)
-        ):
-            raise ScenarioError(
-                f"'rounds' must be a non-empty list of round numbers 1..{rules.num_rounds}, got {rounds!r}"
-            )
-        st.rounds = tuple(rounds)
-        st.round_index = int_field(data, "round_index", 0, 0, len(st.rounds) - 1)
-        if st.rounds[st.round_index] != rnd:
-            raise ScenarioError(f"'round' {rnd} must be rounds[round_index] = {st.rounds[st.round_index]}")
-    else:
-        st.rounds = tuple(range(rnd, rules.num_rounds + 1))
-        if data.get("round_index", 0) != 0 or not is_int(data.get("round_index", 0)):
-            raise ScenarioError(f"'round_index' must be 0 without 'rounds' (given: {data['round_index']!r})")
-        st.round_index = 0
-    if phase == GAME_OVER and st.round_index != len(st.rounds) - 1:
-        raise ScenarioError(
-            f"'phase' 'game_over' needs the last round of 'rounds' {list(st.rounds)}: 'round_index' "
-            f"{len(st.rounds) - 1}, got {st.round_index}"
-        )
-    st.rng = rng_from_json(data["rng"]) if "rng" in data else make_rng(seed=st.seed)
-    st.dealer = int_field(data, "dealer", 0, 0, n - 1)
-    st.scores = load_scores(data, n, minimum=0)
-    results = load_round_results(data, n, st.rounds, "penalties", END_REASONS, minimum=0)
-    finished = st.round_index + (phase == GAME_OVER)
-    if len(results) != finished:
-        raise ScenarioError(
-            f"'round_results' must hold one entry per finished round ({finished}: rounds {list(st.rounds[:finished])} "
-            f"of 'rounds' {list(st.rounds)} before round_index {st.round_index}"
-            f"{' and the last one at game over' if phase == GAME_OVER else ''}), got {len(results)}"
-        )
-    if results:
-        sums = [sum(res["penalties"][p] for res in results) for p in range(n)]
-        if sums != st.scores:
-            raise ScenarioError(f"'scores' {st.scores} must be the sums {sums} of the 'round_results' penalties")
-    st.round_results = results
-
-
-def _load_table(st: ContractState, data: dict[str, Any]) -> list[int]:
-    """The table melds (each valid, with a real seat as owner); the copies of each kind they hold."""
-    used = [0] * NUM_KINDS
-    for i, m in enumerate(list_field(data, "table", [])):
-        if not isinstance(m, dict) or not {"owner", "kind", "cards"} <= set(m) <= {"owner", "kind", "cards", "placed_by"}:
-            raise ScenarioError(f"'table[{i}]' must be a dict with keys owner, kind, cards (and optionally placed_by); got {m!r}")
-        owner = seat_value(m["owner"], f"table[{i}].owner", st.n)
-        try:
-            meld = parse_meld(owner, m["kind"], m["cards"], st.rules, m.get("placed_by"), st.n)  # type: ignore[arg-type]
-        except ValueError as exc:
-            raise ScenarioError(f"'table[{i}]': {exc}") from None
-        if len(st.seat_melds[owner]) >= st.rules.max_melds_per_seat:  # type: ignore[index]
-            raise ScenarioError(f"'table[{i}]': seat {owner} has more than {st.rules.max_melds_per_seat} melds")
-        st.table.append(meld)
-        st.seat_melds[owner].append(meld)  # type: ignore[index]
-        for k in meld.cards:
-            used[k] += 1
-    return used
-
-
-def _load_turn(st: ContractState, data: dict[str, Any]) -> None:
-    """Whose turn, the turn counter, who opened, the draw of this turn, an opening in progress, the buy window."""
-    rules, n, phase = st.rules, st.n, st.phase
-    if "active" in data:
-        st.active = seat_value(data["active"], "active", n)  # type: ignore[assignment]
-    elif phase not in (BUY, GAME_OVER) and "current_player" in data:
-        st.active = seat_value(data["current_player"], "current_player", n)  # type: ignore[assignment]
-    elif "turn" in data:
-        st.active = (st.dealer + int_field(data, "turn", 1, 1)) % n
-    else:
-        st.active = (st.dealer + 1) % n
-    # turn t of a round is played by the seat t places left of the dealer; at game over a turn-cap ending has
-    # already counted the turn past the cap
-    cap = rules.turn_cap + (1 if phase == GAME_OVER else 0)
-    st.turn = int_field(data, "turn", (st.active - st.dealer - 1) % n + 1, 1, cap)
-    if (st.dealer + st.turn) % n != st.active:
-        raise ScenarioError(
-            f"'turn' {st.turn} does not fit 'dealer' {st.dealer} and 'active' {st.active}: turn t of a round is "
-            f"played by seat (dealer + t) mod {n}, here seat {(st.dealer + st.turn) % n}"
-        )
-    opened = list_field(data, "opened", [])
-    for i, s in enumerate(opened):
-        st.opened[seat_value(s, f"opened[{i}]", n)] = True  # type: ignore[index]
-    if len(set(opened)) != len(opened):
-        raise ScenarioError(f"'opened' must list each seat at most once, got {opened!r}")
-    st.opened_this_turn = bool_field(data, "opened_this_turn", False)
-    if st.opened_this_turn:
-        st.opened[st.active] = True
-    st.taken_kind = card_or_none(data, "taken_discard")
-    st.taken_pending = bool_field(data, "taken_pending", st.taken_kind >= 0)
-    st.must_place = card_or_none(data, "must_place")
-    # an opening in progress: what is left follows from the contract and the active player's melds so far
-    ol = data.get("opening_left")
-    if phase == OPENING:
-        mine = st.seat_melds[st.active]
-        groups = sum(1 for m in mine if m.kind == GROUP)
-        g, r = st.contract
-        left = (g - groups, r - (len(mine) - groups))
-        if st.opened[st.active] or not mine or min(left) < 0 or left == (0, 0):
-            raise ScenarioError(
-                f"phase 'opening' needs the active seat {st.active} not in 'opened' and part of its contract "
-                f"({g} group(s), {r} run(s)) on the table; it has {groups} group(s), {len(mine) - groups} run(s)"
-            )
-        if ol is not None and (
-            not isinstance(ol, (list, tuple)) or len(ol) != 2 or not all(is_int(x) for x in ol) or tuple(ol) != left
-        ):
-            raise ScenarioError(
-                f"'opening_left' must be {list(left)} (the contract minus the active seat's melds on the table), "
-                f"got {ol!r}"
-            )
-        st.opening_left = left
-        st.opening_runs = [(m.suit, m.low, m.high) for m in mine if m.kind == RUN]
-    elif ol is not None:
-        raise ScenarioError(f"'opening_left' must be null outside phase 'opening', got {ol!r}")
-    # the buy window
-    lb = seat_value(data.get("last_buyer"), "last_buyer", n, allow_none=True)
-    st.last_buyer = -1 if lb is None else lb
-    queue = list_field(data, "buy_queue", [])
-    for i, s in enumerate(queue):
-        seat_value(s, f"buy_queue[{i}]", n)
-    if phase == BUY:
-        if st.last_buyer == st.active:
-            raise ScenarioError(f"'last_buyer' {lb} is the active seat, who never buys (A.2-2)")
-        window = st._window_seats()
-        if "buy_queue" not in data:
-            queue = window
-        if not queue or queue != window[len(window) - len(queue) :]:
-            raise ScenarioError(
-                f"'buy_queue' must be a non-empty tail of the buy window {window} (the seats still to be asked, "
-                f"nearest first, as the rules open it), got {queue!r}"
-            )
-        st.buy_queue = list(queue)
-    elif queue:
-        raise ScenarioError(f"'buy_queue' must be empty outside phase 'buy', got {queue!r}")
-    if phase == GAME_OVER:
-        st.current = -1
-    elif phase == BUY:
-        st.current = st.buy_queue[0]
-    else:
-        st.current = st.active
-    if "current_player" in data and (not is_int(data["current_player"]) or data["current_player"] != st.current):
-        raise ScenarioError(
-            f"'current_player' must be {st.current} in phase '{phase}' (active {st.active}), "
-            f"got {data['current_player']!r}"
-        )
-
-
-def _check_position(st: ContractState) -> None:
-    """Refuse a position the rules cannot reach (checkable from this one state)."""
-    rules, n, phase, a = st.rules, st.n, st.phase, st.active
-    g, r = st.contract
-    rnd = st.round
-    deal = rules.hand_sizes[rnd - 1]
-    playing = phase != GAME_OVER
-    if st.final_round and playing and (st.table or any(st.opened)):
-        raise ScenarioError(
-            f"round {rnd} is gone out all at once (A.1-9): no seat is in 'opened' and the 'table' is empty until then"
-        )
-    for s in range(n):
-        melds = st.seat_melds[s]
-        groups = sum(1 for m in melds if m.kind == GROUP)
-        if st.opened[s] and not melds:
-            raise ScenarioError(f"seat {s} is in 'opened' but has no meld on the 'table'")
-        runs = len(melds) - groups
-        # extra_melds_after_opening: the opening's melds plus any new ones laid later
-        fits = groups >= g and runs >= r if rules.extra_melds_after_opening else (groups, runs) == (g, r)
-        if st.opened[s] and not st.rigged and not fits:
-            raise ScenarioError(
-                f"seat {s} is in 'opened' but has {groups} group(s) and {len(melds) - groups} run(s) on the 'table'; "
-                f"an opening lays exactly the round {rnd} contract: {g} group(s) and {r} run(s)"
-            )
-        if melds and not st.opened[s] and not (s == a and phase == OPENING):
-            raise ScenarioError(f"seat {s} has melds on the 'table' but is not in 'opened'")
-        if st.rigged:
-            continue
-        if playing and st.hand_size[s] == 0:
-            raise ScenarioError(
-                f"'hands[{s}]' is empty in phase '{phase}': a hand that empties ends the round "
-                '(for a hand-made position with short hands give "rigged": true)'
-            )
-        held = st.hand_size[s] + sum(len(m.cards) for m in melds)  # an opening in progress counts its melds
-        if not st.opened[s] and held < deal:
-            raise ScenarioError(
-                f"'hands[{s}]' holds {st.hand_size[s]} card(s), but seat {s} has not opened: an unopened hand never "
-                f"shrinks below the {deal} cards dealt in round {rnd} (drawing, buying and picking up only add) "
-                '(for a hand-made position with short hands give "rigged": true)'
-            )
-    if phase in (DRAW, BUY):
-        if st.taken_kind >= 0 or st.taken_pending or st.must_place >= 0 or st.opened_this_turn:
-            raise ScenarioError(
-                f"in phase '{phase}' the active seat has not drawn yet: 'taken_discard' and 'must_place' must be null, "
-                "'taken_pending' and 'opened_this_turn' false"
-            )
-    if st.opened_this_turn and phase not in (ACT, GAME_OVER):
-        raise ScenarioError(f"'opened_this_turn' must be false in phase '{phase}' (only 'act' follows an opening)")
-    if st.taken_pending:
-        if st.taken_kind < 0:
-            raise ScenarioError("'taken_pending' true needs the card in 'taken_discard'")
-        if not st.hands[a][st.taken_kind]:
-            raise ScenarioError(
-                f"'taken_discard' {card_str(st.taken_kind)} must be in the active seat's hand (hands[{a}]) while "
-                "'taken_pending' is true (false once it is played)"
-            )
-    if st.must_place >= 0:
-        if not rules.deep_pickup:
-            raise ScenarioError(f"'must_place' must be null: profile {rules.name!r} has no deep pickups")
-        if phase not in _AFTER_DRAW or st.taken_kind >= 0:
-            raise ScenarioError(
-                f"'must_place' (the deep-pickup card) exists only after a deep pickup: phase in {list(_AFTER_DRAW)} "
-                f"and 'taken_discard' null; got phase '{phase}', taken_discard {card_str(st.taken_kind)}"
-                if st.taken_kind >= 0
-                else f"'must_place' exists only after a deep pickup: phase in {list(_AFTER_DRAW)}, got '{phase}'"
-            )
-        if not st.hands[a][st.must_place]:
-            raise ScenarioError(
-                f"'must_place' {card_str(st.must_place)} must be in the active seat's hand (hands[{a}])"
-            )
-    if phase == PLACE_JOKER:
-        if not st.hands[a][JOKER]:
-            raise ScenarioError(f"phase 'place_joker' needs the freed joker in the active seat's hand (hands[{a}])")
-        if not st.opened[a] or st.opened_this_turn:
-            raise ScenarioError(
-                "phase 'place_joker' follows a joker swap, which needs an opening on an earlier turn: the active "
-                f"seat {a} must be in 'opened' and 'opened_this_turn' false"
-            )
-    if phase == BUY and not st.discard:
-        raise ScenarioError("phase 'buy' needs a card on the 'discard' pile")
+    return load_scenario(data, rules, seed)
 
 
 __all__ = [

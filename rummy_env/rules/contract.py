@@ -113,6 +113,20 @@ class ContractRules:
         """Whether ``round_no`` (1-based) is a round that must be gone out in one action."""
         return self.final_round_all_at_once and round_no == self.num_rounds
 
+    def buy_window(self, active: int, last_buyer: int = -1) -> list[int]:
+        """The seats a buy window asks, in order, when ``active`` declines the discard top (A.1-10): the others
+        nearest in future turn order first; A.2-1 (``consecutive_buy_ban``): not ``last_buyer``, the buyer of the
+        previous card of the same chain (-1: none); A.2-3 (``discarder_may_buy`` off): not the discarder, the seat
+        before ``active``. The one computation of the order: the engine opens its windows with it and the scenario
+        loader checks a ``buy_queue`` against it."""
+        n = self.num_players
+        seats = [(active + i) % n for i in range(1, n)]
+        if self.consecutive_buy_ban:
+            seats = [s for s in seats if s != last_buyer]
+        if not self.discarder_may_buy:
+            seats = [s for s in seats if s != (active - 1) % n]
+        return seats
+
     def with_overrides(self, **overrides: Any) -> ContractRules:
         """A copy with some fields changed; unknown names raise ``ValueError`` listing the allowed ones."""
         names = {f.name for f in fields(self)}

@@ -1,4 +1,11 @@
-"""The fixed action table of a Contract-family profile, laid out as named ranges.
+"""The fixed action tables of every profile, laid out as named ranges: the engines' move alphabet.
+
+As in OpenSpiel, where a game defines its action ids, the table belongs to the engine layer: the engines route an
+action by the name of its range (``RangeTable.kind_of``), and the layers above (observation, envs, bots) read the
+same table. ``ActionLayout`` is the table of the Contract family, ``ContinentalLayout`` the one of ``continental``.
+
+Contract family
+---------------
 
 Every atomic decision has one id in ``range(layout.num_actions)``, the same in every round. Ranges, in order:
 
@@ -18,6 +25,12 @@ Every atomic decision has one id in ``range(layout.num_actions)``, the same in e
 A *slot* names a table meld relative to the acting seat: ``slot = seat_offset * max_melds + meld_index`` with
 ``seat_offset = (owner - actor) % num_players`` (0 = the actor's own melds), so a policy sees the table from its
 own seat. ``action_info`` reports seats as absolute numbers.
+
+Continental
+-----------
+
+``draw_stock`` (1), ``draw_discard`` (1), ``discard`` (53 kinds), ``declare`` (1: the first-turn declaration
+without drawing), ``discard_declare`` (53 kinds: discard that card and go out with the 15 left).
 """
 
 from __future__ import annotations
@@ -50,21 +63,30 @@ class RangeTable:
         self.ranges: dict[str, ActionRange] = {}
         start = 0
         for name, size in sizes:
+            if name in self.ranges:
+                raise ValueError(f"range {name!r} is named twice in the action table")
             self.ranges[name] = ActionRange(name, start, size)
             start += size
         self.num_actions = start
+        #: range names in table order, and per action id the index of its range (O(1) ``kind_of``)
+        self._names: tuple[str, ...] = tuple(self.ranges)
+        self._range_index = bytes(i for i, (_, size) in enumerate(sizes) for _ in range(size))
 
     def start(self, name: str) -> int:
         """First id of a named range (-1 if the profile has no such range)."""
         r = self.ranges.get(name)
         return r.start if r else -1
 
+    def kind_of(self, action: int) -> str:
+        """The name of the range holding ``action`` (``"meld"``, ``"discard"``, ...): what the engines dispatch on,
+        so inserting a range cannot misroute an action. O(1); ``ValueError`` if ``action`` is outside the table."""
+        if not 0 <= action < self.num_actions:
+            raise ValueError(f"action {action!r} is outside the action table 0..{self.num_actions - 1}")
+        return self._names[self._range_index[action]]
+
     def range_of(self, action: int) -> ActionRange:
         """The named range holding ``action``; ``ValueError`` if out of the table."""
-        for rng in self.ranges.values():
-            if rng.start <= action < rng.stop:
-                return rng
-        raise ValueError(f"action {action!r} is outside the action table 0..{self.num_actions - 1}")
+        return self.ranges[self.kind_of(action)]
 
     def table_rows(self) -> list[tuple[str, int, int, int]]:
         """(name, first id, last id, size) for documentation."""
@@ -163,3 +185,27 @@ class ActionLayout(RangeTable):
     def decode_place(self, action: int) -> tuple[int, int]:
         """(slot, end) of a placement id."""
         return divmod(action - self.PLACE, 2)
+
+
+class ContinentalLayout(RangeTable):
+    """Action table of ``continental``: draw_stock, draw_discard, discard (53 kinds), declare (the first-turn
+    declaration without drawing), discard_declare (53 kinds: discard that card and go out with the 15 left)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            [
+                ("draw_stock", 1),
+                ("draw_discard", 1),
+                ("discard", NUM_KINDS),
+                ("declare", 1),
+                ("discard_declare", NUM_KINDS),
+            ]
+        )
+        self.DRAW_STOCK = self.start("draw_stock")
+        self.DRAW_DISCARD = self.start("draw_discard")
+        self.DISCARD = self.start("discard")
+        self.DECLARE = self.start("declare")
+        self.DISCARD_DECLARE = self.start("discard_declare")
+
+
+__all__ = ["ActionRange", "RangeTable", "ActionLayout", "ContinentalLayout"]

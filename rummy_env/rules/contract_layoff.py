@@ -1,0 +1,164 @@
+"""Lay-offs and joker swaps of the Contract family (private to the rules layer; the engine's ``act`` and
+``place_joker`` phases call them): which cards fit a table meld at which end, the chains of hand cards that carry a
+card onto a run, which jokers may be swapped and whether a freed joker has a place, and the engine limit that ends a
+round nobody can ever go out of.
+
+Every function is pure: it reads a hand (``NUM_KINDS`` counts, changed during a search and always restored), table
+melds (``core.melds.Meld``, never changed) and the rules object.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.cards import JOKER, NUM_KINDS, kind_of, rank_of, suit_of
+from ..core.melds import GROUP, MAX_POS, RUN, Meld, can_make_contract, joker_place_fits, lay_off, layoff_fits, pos_kind
+
+
+def meld_ends(meld: Meld) -> tuple[int, ...]:
+    """The ends a card can be added at: 0 (a group's only end, a run's low end) and 1 (a run's high end)."""
+    return (0, 1) if meld.kind == RUN else (0,)
+
+
+def layoff_options(meld: Meld) -> list[tuple[int, int]]:
+    """(kind, end) of every card that could extend ``meld`` by one: a group's four suits of its rank or a joker, a
+    run's natural or a joker just below / above it (``layoff_fits`` still decides)."""
+    if meld.kind == GROUP:
+        return [(kind_of(s, meld.rank), 0) for s in range(4)] + [(JOKER, 0)]
+    out: list[tuple[int, int]] = []
+    if meld.low > 1:
+        out += [(pos_kind(meld.suit, meld.low - 1), 0), (JOKER, 0)]
+    if meld.high < MAX_POS:
+        out += [(pos_kind(meld.suit, meld.high + 1), 1), (JOKER, 1)]
+    return out
+
+
+def layoff_chains(hand: list[int], meld: Meld, c: int, rules: Any) -> list[list[int]]:
+    """Hand cards (other than one ``c``) that would carry a lay-off of ``c`` onto ``meld``, one list per way: the
+    naturals (or jokers) of the positions between the run and ``c``; ``[[]]`` when ``c`` fits at once."""
+    if meld.kind == GROUP:
+        return [[]] if layoff_fits(meld, c, 0, rules) else []
+    targets: list[int] = []
+    if c == JOKER:
+        if meld.low > 1:
+            targets.append(meld.low - 1)
+        if meld.high < MAX_POS:
+            targets.append(meld.high + 1)
+    elif suit_of(c) == meld.suit:
+        rank = rank_of(c)
+        targets = [1, MAX_POS] if rank == 1 else [rank]
+    out = []
+    hand[c] -= 1
+    try:
+        for pos in targets:
+            if meld.low <= pos <= meld.high:
+                continue
+            between = range(meld.high + 1, pos) if pos > meld.high else range(pos + 1, meld.low)
+            need = _chain(hand, meld.suit, between)
+            if need is not None:
+                out.append(need)
+    finally:
+        hand[c] += 1
+    return out
+
+
+def _chain(hand: list[int], suit: int, between: range) -> list[int] | None:
+    """The hand cards filling the run positions ``between`` of ``suit`` (naturals first, else jokers); None if the
+    hand cannot fill them."""
+    need: list[int] = []
+    used: dict[int, int] = {}
+    jokers = hand[JOKER]
+    for q in between:
+        k = pos_kind(suit, q)
+        if hand[k] - used.get(k, 0) > 0:
+            used[k] = used.get(k, 0) + 1
+            need.append(k)
+        elif jokers > 0:
+            jokers -= 1
+            need.append(JOKER)
+        else:
+            return None
+    return need
+
+
+def may_swap(meld: Meld, pos: int, actor: int, rules: Any) -> bool:
+    """``swap_only_others_jokers`` (003: "if another player uses a joker in a run"): the joker at ``pos`` was
+    placed by a seat other than ``actor``; otherwise any joker of a run may be swapped."""
+    return not rules.swap_only_others_jokers or meld.placers.get(pos, meld.owner) != actor
+
+
+def joker_placeable(table: list[Meld], rules: Any) -> bool:
+    """A.2-8: has a freed joker a place on some table meld?"""
+    for meld in table:
+        if joker_place_fits(meld, 0, rules) or (meld.kind == RUN and joker_place_fits(meld, 1, rules)):
+            return True
+    return False
+
+
+def swap_takes(table: list[Meld], c: int, actor: int, rules: Any) -> bool:
+    """Can natural ``c`` replace a joker that ``actor`` may swap in a table run, the freed joker then finding a
+    place (A.1-11, A.2-8)?"""
+    if c == JOKER:
+        return False
+    for meld in table:
+        if meld.kind == RUN and meld.suit == suit_of(c):
+            for i, k in enumerate(meld.cards):
+                if (
+                    k == JOKER
+                    and pos_kind(meld.suit, meld.low + i) == c
+                    and may_swap(meld, meld.low + i, actor, rules)
+                    and joker_placeable(table, rules)
+                ):
+                    return True
+    return False
+
+
+def fits_after_layoff(table: list[Meld], meld: Meld, kind: int, end: int, card: int, rules: Any) -> bool:
+    """Once ``kind`` is laid off on ``meld`` at ``end``, does ``card`` fit some table meld (that one included)?"""
+    after = meld.copy()
+    lay_off(after, kind, end, rules)
+    for m in table:
+        target = after if m is meld else m
+        for e in meld_ends(target):
+            if layoff_fits(target, card, e, rules):
+                return True
+    return False
+
+
+def nothing_fits(hands: list[list[int]], stock: list[int], discard: list[int], table: list[Meld], rules: Any) -> bool:
+    """No card outside the table can ever change it: no new meld from those cards (``extra_melds_after_opening``),
+    no lay-off and no joker swap (the caller knows every seat is down, so no opening is left either)."""
+    outside = [0] * NUM_KINDS
+    for h in hands:
+        for k in range(NUM_KINDS):
+            outside[k] += h[k]
+    for k in stock:
+        outside[k] += 1
+    for k in discard:
+        outside[k] += 1
+    if rules.extra_melds_after_opening and (
+        can_make_contract(outside, 1, 0, rules) or can_make_contract(outside, 0, 1, rules)
+    ):
+        return False  # the cards outside the table can still make a new meld
+    return not any(_meld_reachable(meld, outside, rules) for meld in table)
+
+
+def _meld_reachable(meld: Meld, outside: list[int], rules: Any) -> bool:
+    """Could a card of ``outside`` (counts) still be laid off on ``meld`` or swapped for one of its jokers?"""
+    for end in meld_ends(meld):
+        if outside[JOKER] and layoff_fits(meld, JOKER, end, rules):
+            return True
+        if meld.kind == GROUP:
+            for s in range(4):
+                k = kind_of(s, meld.rank)
+                if outside[k] and layoff_fits(meld, k, 0, rules):
+                    return True
+        else:
+            pos = meld.low - 1 if end == 0 else meld.high + 1
+            if 1 <= pos <= MAX_POS and outside[pos_kind(meld.suit, pos)]:
+                return True
+    if meld.kind == RUN and JOKER in meld.cards:
+        for i, k in enumerate(meld.cards):
+            if k == JOKER and outside[pos_kind(meld.suit, meld.low + i)]:
+                return True  # a swap could change the table
+    return False

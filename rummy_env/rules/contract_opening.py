@@ -1,0 +1,267 @@
+"""Opening searches of the Contract family (private to the rules layer; the engine's ``opening`` / ``act`` phases
+call them): which catalog melds may start or continue an opening, whether a card can go into the rest of a
+contract, new melds after the opening, and how the final round's hand is gone out at once.
+
+Every function is pure: it reads a hand (``NUM_KINDS`` counts, changed during a search and always restored), the
+contract still owed (``g`` groups, ``r`` runs), the runs already laid in the same opening (``declared``: (suit, low,
+high) triples) and the rules object. ``catalog`` is the meld catalog of the profile's action table (the engine's
+``ActionLayout``): ``group_ids``, ``run_index``, ``groups``, ``meld_kinds``, ``meld_needs``; a *meld index* numbers
+its groups then its runs (action id = ``layout.MELD + meld index``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS, kind_of, rank_of, suit_of
+from ..core.melds import MAX_POS, can_make_contract, final_partition, pos_kind, run_conflicts
+
+#: (suit, low, high) of the runs already laid in the current opening
+Declared = tuple[tuple[int, int, int], ...]
+#: the final round's way out: (suit, low, kinds) per run, and the discarded kind or -1
+FinalLayout = tuple[list[tuple[int, int, list[int]]], int]
+
+
+def sub_multisets(avail: list[int], size: int, distinct: bool) -> list[tuple[int, ...]]:
+    """Sorted suit tuples of length ``size`` drawable from ``avail`` copies per suit (``distinct``: each suit once)."""
+    out: list[tuple[int, ...]] = []
+    cur: list[int] = []
+
+    def rec(start: int) -> None:
+        if len(cur) == size:
+            out.append(tuple(cur))
+            return
+        for s in range(start, 4):
+            used = cur.count(s)
+            if used < avail[s] and (not distinct or used == 0):
+                cur.append(s)
+                rec(s)
+                cur.pop()
+
+    rec(0)
+    return out
+
+
+def rest_ok(hand: list[int], used: list[int], jokers: int, g: int, r: int, declared: Declared, rules: Any) -> bool:
+    """Can the ``g`` groups and ``r`` runs still owed be made from ``hand`` without the ``used`` naturals and
+    ``jokers`` jokers (already given to a meld)?"""
+    if g == 0 and r == 0:
+        return True
+    for k in used:
+        hand[k] -= 1
+    hand[JOKER] -= jokers
+    ok = can_make_contract(hand, g, r, rules, declared)
+    for k in used:
+        hand[k] += 1
+    hand[JOKER] += jokers
+    return ok
+
+
+def in_some_contract_meld(hand: list[int], c: int, g: int, r: int, declared: Declared, rules: Any) -> bool:
+    """Is there a way to finish the opening (``g`` groups, ``r`` runs still owed) with card ``c`` in one of its
+    melds?"""
+    jokers = hand[JOKER]
+    if c == JOKER:
+        return bool(g or r) and jokers > 0 and can_make_contract(hand, g, r, rules, declared)
+    if g and _in_some_group(hand, c, g, r, declared, rules):
+        return True
+    return bool(r) and _in_some_run(hand, c, g, r, declared, rules)
+
+
+def _in_some_group(hand: list[int], c: int, g: int, r: int, declared: Declared, rules: Any) -> bool:
+    """``in_some_contract_meld`` for a group of ``c``'s rank holding ``c``."""
+    rank, suit = rank_of(c), suit_of(c)
+    size = rules.group_min
+    avail = [hand[kind_of(s, rank)] for s in range(4)]
+    avail[suit] -= 1
+    for j in range(0, min(size - 1, hand[JOKER]) + 1):
+        for suits in sub_multisets(avail, size - 1 - j, rules.group_distinct_suits):
+            if rules.group_distinct_suits and suit in suits:
+                continue
+            used = [c] + [kind_of(s, rank) for s in suits]
+            if rest_ok(hand, used, j, g - 1, r, declared, rules):
+                return True
+    return False
+
+
+def _in_some_run(hand: list[int], c: int, g: int, r: int, declared: Declared, rules: Any) -> bool:
+    """``in_some_contract_meld`` for a minimum run of ``c``'s suit holding ``c`` (an ace at either end)."""
+    rank, suit = rank_of(c), suit_of(c)
+    size = rules.run_min
+    jokers = hand[JOKER]
+    for pos in [1, MAX_POS] if rank == 1 else [rank]:
+        for low in range(max(1, pos - size + 1), min(pos, MAX_POS - size + 1) + 1):
+            high = low + size - 1
+            if run_conflicts(suit, low, high, declared, rules):
+                continue
+            used = [c]
+            nj = 0
+            for q in range(low, high + 1):
+                if q == pos:
+                    continue
+                k = pos_kind(suit, q)  # never c itself: a window of 3 cannot hold both ace positions
+                if hand[k] - used.count(k) > 0:
+                    used.append(k)
+                else:
+                    nj += 1
+            if nj <= jokers and rest_ok(hand, used, nj, g, r - 1, declared + ((suit, low, high),), rules):
+                return True
+    return False
+
+
+def opening_melds(
+    hand: list[int], hand_size: int, g: int, r: int, declared: Declared, rules: Any, catalog: Any, taken: int = -1
+) -> list[int]:
+    """Meld indices of the catalog melds legal now in an opening: in hand, of a kind still owed (``g`` groups,
+    ``r`` runs), and the rest of the contract stays makeable.
+
+    ``taken``: the card taken from the discard pile this turn while it is still in hand (-1: none). A.1-12 +
+    A.2-4: if only one card will remain after the whole opening, the opening must use that card (else the last card
+    could not be discarded and the player would be stuck).
+    """
+    if not can_make_contract(hand, g, r, rules, declared):
+        return []
+    # A.1-12: after the whole opening a card must remain that may be discarded
+    remaining = hand_size - g * rules.group_min - r * rules.run_min
+    if remaining < (1 if rules.keep_card_for_discard else 0):
+        return []
+    needs_taken = taken if rules.keep_card_for_discard and rules.forbid_rediscard and remaining == 1 else -1
+    out: list[int] = []
+    if g:
+        out.extend(_opening_groups(hand, g, r, declared, rules, catalog, needs_taken))
+    if r:
+        out.extend(_opening_runs(hand, g, r, declared, rules, catalog, needs_taken))
+    return out
+
+
+def _opening_groups(
+    hand: list[int], g: int, r: int, declared: Declared, rules: Any, catalog: Any, needs_taken: int
+) -> list[int]:
+    """``opening_melds``' groups: every rank x natural suits x jokers the hand holds (B.1-3: one meld index per
+    choice of the suits the jokers stand for)."""
+    out: list[int] = []
+    size = rules.group_min
+    jokers = hand[JOKER]
+    for rank in range(1, NUM_RANKS + 1):
+        avail = [hand[kind_of(s, rank)] for s in range(4)]
+        if sum(avail) + jokers < size:
+            continue
+        for j in range(0, min(size, jokers) + 1):
+            for suits in sub_multisets(avail, size - j, rules.group_distinct_suits):
+                ids = catalog.group_ids.get((rank, suits, j))
+                if not ids:
+                    continue
+                used = [kind_of(s, rank) for s in suits]
+                if opening_rest_ok(hand, used, j, g - 1, r, declared, rules, needs_taken):
+                    out.extend(ids)
+    return out
+
+
+def _opening_runs(
+    hand: list[int], g: int, r: int, declared: Declared, rules: Any, catalog: Any, needs_taken: int
+) -> list[int]:
+    """``opening_melds``' runs: every suit x lowest position x set of joker positions the hand can fill (jokers
+    where it lacks the natural, and optionally for naturals it holds)."""
+    out: list[int] = []
+    size = rules.run_min
+    jokers = hand[JOKER]
+    full = (1 << size) - 1
+    base = len(catalog.groups)
+    for suit in range(4):
+        for low in range(1, MAX_POS - size + 2):
+            present = 0
+            for i in range(size):
+                if hand[pos_kind(suit, low + i)]:
+                    present |= 1 << i
+            must = full & ~present  # positions that need a joker
+            if bin(must).count("1") > jokers:
+                continue
+            high = low + size - 1
+            if run_conflicts(suit, low, high, declared, rules):
+                continue
+            sub = present
+            while True:
+                mask = must | (present & ~sub)  # jokers where the hand lacks the card, and optionally more
+                nj = bin(mask).count("1")
+                idx = catalog.run_index.get((suit, low, mask)) if nj <= jokers else None
+                if idx is not None:
+                    used = [pos_kind(suit, low + i) for i in range(size) if not mask >> i & 1]
+                    if opening_rest_ok(hand, used, nj, g, r - 1, declared + ((suit, low, high),), rules, needs_taken):
+                        out.append(base + idx)
+                if sub == 0:
+                    break
+                sub = (sub - 1) & present
+    return out
+
+
+def opening_rest_ok(
+    hand: list[int], used: list[int], jokers: int, g: int, r: int, declared: Declared, rules: Any, needs_taken: int
+) -> bool:
+    """``rest_ok`` for an opening meld; with ``needs_taken`` (a kind, -1: none) the opening must also hold that
+    card: in this meld, or in one of the melds still owed."""
+    t = needs_taken
+    if t < 0 or t in used or (t == JOKER and jokers):
+        return rest_ok(hand, used, jokers, g, r, declared, rules)
+    if g == 0 and r == 0:
+        return False
+    for k in used:
+        hand[k] -= 1
+    hand[JOKER] -= jokers
+    try:
+        return in_some_contract_meld(hand, t, g, r, declared, rules)
+    finally:
+        for k in used:
+            hand[k] += 1
+        hand[JOKER] += jokers
+
+
+def extra_meld_with(
+    hand: list[int], c: int, rules: Any, catalog: Any, g: int = 0, r: int = 0, declared: Declared = ()
+) -> bool:
+    """``extra_melds_after_opening``: can ``c`` go into a new meld from the hand (after the ``g`` groups and ``r``
+    runs still owed by the opening, if any)?  A longer meld holding ``c`` always contains a catalog meld holding
+    it, so the catalog is enough."""
+    for i, need in enumerate(catalog.meld_needs):
+        if c not in catalog.meld_kinds[i] or not all(hand[k] >= n for k, n in need):
+            continue
+        if not (g or r):
+            return True
+        for k, n in need:
+            hand[k] -= n
+        try:
+            ok = can_make_contract(hand, g, r, rules, declared)
+        finally:
+            for k, n in need:
+                hand[k] += n
+        if ok:
+            return True
+    return False
+
+
+def final_layout(
+    hand: list[int], contract: tuple[int, int], rules: Any, keep: tuple[int, ...] = (), banned: int = -1
+) -> FinalLayout | None:
+    """How a hand goes out in the final round: (runs, discarded kind or -1), or None.
+
+    The whole hand as the contract's runs (only all-runs final rounds exist in this family); with
+    ``final_round_discard`` also every card but one that may be discarded: not a last copy of a kind in ``keep``
+    (cards that must reach the table), nor of ``banned`` (the card taken from the discard pile, A.2-4 / B.1-6). The
+    round ends either way, so which card is discarded changes nothing: the lowest kind that works is taken.
+    """
+    g, r = contract
+    parts = None if g else final_partition(hand, r, rules)
+    if parts is not None:
+        return parts, -1
+    if not rules.final_round_discard or g:
+        return None
+    for k in range(NUM_KINDS):
+        if not hand[k] or (hand[k] == 1 and (k in keep or k == banned)):
+            continue
+        hand[k] -= 1
+        try:
+            parts = final_partition(hand, r, rules)
+        finally:
+            hand[k] += 1
+        if parts is not None:
+            return parts, k
+    return None
