@@ -466,12 +466,22 @@ class RummyAECEnv(AECEnv):
 
     # extras -------------------------------------------------------------------------------------------------
     def describe_action(self, action: int) -> str:
-        """The engine's readable description of ``action`` for the player to move."""
-        return self._state.describe_action(int(action))
+        """The engine's readable description of ``action`` for the player to move (before the first ``reset``:
+        as at the start of the seed-0 session)."""
+        return self._described_state().describe_action(int(action))
 
     def action_info(self, action: int) -> dict[str, Any]:
-        """Structured description of ``action`` (schema in the README)."""
-        return self._state.action_info(int(action))
+        """Structured description of ``action`` (schema in the README; before the first ``reset`` as in
+        ``describe_action``)."""
+        return self._described_state().action_info(int(action))
+
+    def _described_state(self) -> Any:
+        # the action table's meaning does not depend on the deal: before any reset, describe against a seed-0 game
+        if self._state is not None:
+            return self._state
+        if getattr(self, "_describe_state", None) is None:
+            self._describe_state = self._new_state(seed=0)
+        return self._describe_state
 
     def game_state(self) -> dict[str, Any]:
         """The engine's JSON state (the scenario format): hands, piles, table, scores, phase."""
