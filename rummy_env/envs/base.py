@@ -293,8 +293,8 @@ class RummyAECEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": float32 vector from agent's seat, "action_mask": int8}`` (mask zero off turn)."""
         seat = self._seat(agent)
-        obs = self.observer.encode(self._state, seat)
-        return {"observation": obs, "action_mask": self.action_mask(agent)}
+        mask = self.action_mask(agent)  # first: the view's legal actions then come from the engine's cache
+        return {"observation": self.observer.encode(self._state.public_view(seat)), "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last()``; ``NotResetError`` before the first ``reset()``."""
@@ -319,7 +319,7 @@ class RummyAECEnv(AECEnv):
         cur = st.current_player
         if cur >= 0 and not st.is_terminal():
             out[base + cur] = 1.0
-        out[base + n :] = self.observer.encode(st, 0)
+        out[base + n :] = self.observer.encode(st.public_view(0))
         return out
 
     def results(self) -> dict[str, Any]:
@@ -479,7 +479,7 @@ class RummyAECEnv(AECEnv):
 
     def observation_pieces(self, agent: str) -> dict[str, np.ndarray]:
         """The observation of ``agent`` as a dict of named, shaped views."""
-        return self.observer.pieces.views(self.observer.encode(self._state, self._seat(agent)))
+        return self.observer.pieces.views(self.observer.encode(self._state.public_view(self._seat(agent))))
 
     def render(self) -> str | None:
         """``ansi``: return the table as text; ``human``: print it."""
