@@ -55,7 +55,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (  # noqa: E402
-    bot_available,
+    bot_unavailable_reason,
     env_kwargs,
     format_match,
     machine,
@@ -399,7 +399,7 @@ def pool_weights(cfg: Config, kwargs: dict[str, Any]) -> dict[str, float]:
     unknown = set(cfg.pool_weights) - set(ROLES)
     if unknown:
         raise ValueError(f"pool_weights has unknown roles {sorted(unknown)}; allowed: {list(ROLES)}")
-    if w["heuristic"] > 0 and bot_available(cfg.profile, "heuristic", kwargs):
+    if w["heuristic"] > 0 and bot_unavailable_reason(cfg.profile, "heuristic", kwargs):
         w["heuristic"] = 0.0
     if sum(w.values()) <= 0:
         raise ValueError(f"pool_weights {cfg.pool_weights} give no role a positive weight")
@@ -678,7 +678,7 @@ def evaluate_model(model: Any, cfg: Config, opponents: list[str], sessions: int,
     kwargs = env_kwargs(cfg.env_config, cfg.num_players)
     out = {}
     for opp in opponents:
-        reason = bot_available(cfg.profile, opp, kwargs)
+        reason = bot_unavailable_reason(cfg.profile, opp, kwargs)
         if reason:
             out[opp] = {"opponent": opp, "skipped": reason}
             continue

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..engine.view import ContinentalView, PublicView, TableMeld, contract_view, continental_view
+from ..engine.view import ContinentalView, PublicView, TableMeld, continental_view, contract_view
 
 #: view builders ``builder(state, seat, profile)`` by profile id (kept for callers of earlier releases; the engine
 #: states build their own view: ``state.public_view(seat)``)

@@ -26,7 +26,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from ..core.cards import NUM_KINDS, Shoe
+from ..core.cards import NUM_KINDS, Shoe, card_str
 from ..engine import IllegalActionError
 from ..registry import game
 
@@ -494,11 +494,31 @@ class RummyAECEnv(AECEnv):
         print(text)
         return None
 
-    def state_text(self) -> str:  # pragma: no cover - profile specific
+    def state_text(self) -> str:
+        """The table as text (the ``ansi`` render), seen by the seat to move: seats, melds, scores, the discard top,
+        the decision and that seat's hand (no hand once the session is over)."""
+        st = self._state
+        over = st.is_terminal()
+        return self.table_text(st.public_view(0 if over else st.current_player), st.winners() if over else None)
+
+    def view_text(self, agent: str) -> str:
+        """The table as ``agent`` sees it: the text of its public view (``public_view(agent)``), with its hand."""
+        view = self.public_view(agent)
+        return self.table_text(view, self.results()["winners"] if view.session_over else None)
+
+    def table_text(self, view: Any, winners: list[int] | None = None) -> str:  # pragma: no cover - per profile
+        """The text of a public view (``winners``: the session's winners once it is over)."""
         raise NotImplementedError
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def hand_text(view: Any) -> str:
+    """The viewer's hand as a line of the table text: ``Hand: 7♣ 7♦ ...`` when it is the viewer's decision, else
+    ``Hand of P<seat>: ...``."""
+    cards = " ".join(card_str(k, symbols=True) for k, c in enumerate(view.hand) for _ in range(c))
+    return ("Hand: " if view.seat == view.current else f"Hand of P{view.seat}: ") + cards
 
 
 def wrap(env: AECEnv) -> AECEnv:
