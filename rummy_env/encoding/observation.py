@@ -1,6 +1,7 @@
 """Observation encoders: one flat float32 vector built from named, shaped pieces, seen from the observer's seat.
 
-Seats are rotated so the observer is seat 0 (seat 1 = the next player clockwise). Nothing here reads an
+Seats are rotated so the observer is seat 0 (seat 1 = the next player clockwise). An observer encodes a public view
+(``observer.encode(state.public_view(seat))``, ``rummy_env.engine.view``) and reads nothing else, so it cannot see an
 opponent's hidden cards or the stock order: only the observer's hand and public information.
 
 Every piece has finite bounds (``Pieces.high``): 1 for flags, one-hots and fractions, the shoe's copies of a kind
