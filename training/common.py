@@ -368,7 +368,7 @@ def _cross_checks(v: dict[str, Any]) -> None:
     for field_name in ("opponents",) + (("bc_teacher",) if v.get("bc_decisions") else ()):
         ids = v.get(field_name)
         for bot_id in [ids] if isinstance(ids, str) else ids or []:
-            reason = bot_available(v["profile"], bot_id, kwargs)  # checkpoint:PATH ids are loaded and checked too
+            reason = bot_unavailable_reason(v["profile"], bot_id, kwargs)  # checkpoint:PATH ids are loaded and checked too
             if reason:
                 raise ConfigError(f"{field_name}: {bot_id!r} cannot play {v['profile']}: {reason}")
     paths = [("resume", v["resume"])] if v.get("resume") else []
@@ -534,8 +534,8 @@ def machine() -> dict[str, Any]:
 # ----------------------------------------------------------------------------------------------------------------
 
 
-def bot_available(profile: str, bot_id: str, env_config: dict[str, Any]) -> str | None:
-    """None if ``bot_id`` can play ``profile``, else the reason (e.g. no heuristic for this profile yet)."""
+def bot_unavailable_reason(profile: str, bot_id: str, env_config: dict[str, Any]) -> str | None:
+    """Why ``bot_id`` cannot play ``profile`` (e.g. no heuristic for this profile yet), or None when it can."""
     try:
         env = rummy_env.make(profile, wrapped=False, **env_config)
         env.reset(seed=0)
@@ -543,6 +543,14 @@ def bot_available(profile: str, bot_id: str, env_config: dict[str, Any]) -> str 
     except ValueError as e:
         return str(e)
     return None
+
+
+def bot_available(profile: str, bot_id: str, env_config: dict[str, Any]) -> str | None:
+    """Deprecated name of ``bot_unavailable_reason`` (it returns the reason a bot is *un*available, or None)."""
+    import warnings
+
+    warnings.warn("bot_available() is deprecated: use bot_unavailable_reason()", DeprecationWarning, stacklevel=2)
+    return bot_unavailable_reason(profile, bot_id, env_config)
 
 
 def mean_ci(samples: list[float]) -> tuple[float, float]:
@@ -662,7 +670,7 @@ def evaluate_checkpoint(
     profile = meta["profile"]
     cfg = dict(env_config if env_config is not None else meta.get("env_config") or {})
     cfg = env_kwargs(cfg, meta["num_players"])
-    reason = bot_available(profile, opponent, cfg)
+    reason = bot_unavailable_reason(profile, opponent, cfg)
     if reason:
         return {"opponent": opponent, "skipped": reason}
     start = time.perf_counter()

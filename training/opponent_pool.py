@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from common import bot_available
+from common import bot_unavailable_reason
 
 from rummy_env import bots as bot_registry
 
@@ -28,7 +28,7 @@ def pool_weights(cfg: Any, kwargs: dict[str, Any]) -> dict[str, float]:
     unknown = set(cfg.pool_weights) - set(ROLES)
     if unknown:
         raise ValueError(f"pool_weights has unknown roles {sorted(unknown)}; allowed: {list(ROLES)}")
-    if w["heuristic"] > 0 and bot_available(cfg.profile, "heuristic", kwargs):
+    if w["heuristic"] > 0 and bot_unavailable_reason(cfg.profile, "heuristic", kwargs):
         w["heuristic"] = 0.0
     if sum(w.values()) <= 0:
         raise ValueError(f"pool_weights {cfg.pool_weights} give no role a positive weight")

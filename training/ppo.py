@@ -29,7 +29,7 @@ from opponent_pool import SeatRoles, SnapshotPool  # noqa: E402
 from ppo_workers import Rollouts  # noqa: E402
 from resume import RunState, checkpoint_metadata, optimizer_tensors, resume_run  # noqa: E402
 from run_log import RunLog, final_evaluation  # noqa: E402
-from seats import RECORDED, SeatChains, session_over  # noqa: E402
+from seats import RECORDED, SeatChains  # noqa: E402
 from warm_start import imitation_loss, warm_start  # noqa: E402
 
 import rummy_env  # noqa: E402
@@ -215,7 +215,7 @@ class Collector:
                 env.step(chosen[e])
                 steps += 1
                 book.credit(e, env)
-                over = session_over(env)
+                over = env.session_over
                 if over or any(env.truncations.values()):  # close the deal's chains, deal again
                     book.end_deal(e, env, self.seats.roles[e], truncated=not over, value=self._values)
                     self._new_deal(e)

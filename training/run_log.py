@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 from common import (
-    bot_available,
+    bot_unavailable_reason,
     env_kwargs,
     evaluate_checkpoint,
     format_match,
@@ -33,7 +33,7 @@ def evaluate_model(model: Any, cfg: Any, opponents: list[str], sessions: int, se
     kwargs = env_kwargs(cfg.env_config, cfg.num_players)
     out = {}
     for opp in opponents:
-        reason = bot_available(cfg.profile, opp, kwargs)
+        reason = bot_unavailable_reason(cfg.profile, opp, kwargs)
         if reason:
             out[opp] = {"opponent": opp, "skipped": reason}
             continue

@@ -15,12 +15,6 @@ from common import round_score
 RECORDED = ("current", "teacher")  # roles whose decisions are training data
 
 
-def session_over(env: Any) -> bool:
-    """``env.session_over``; before that accessor exists, the engine state's ``is_terminal()``."""
-    over = getattr(env, "session_over", None)
-    return env.state_.is_terminal() if over is None else bool(over)
-
-
 class SeatChains:
     """The recorded seats of ``num_envs`` tables: chain ids (``worker`` keeps them apart between workers), open
     transitions, returns; the rows and finished episodes of the rollout being collected."""

@@ -2,9 +2,10 @@
 
 A bot answers one question, ``bot.act(env, agent) -> int``: a legal action for ``agent``, who must be the player to
 move. It reads only what that agent may know: its observation / action mask, or the ``PublicView`` that
-``rummy_env.bots.view.public_view(env, agent)`` builds (own hand, table, discard pile, publicly known cards, hand
-sizes, legal actions) -- never an opponent's hidden cards or the stock order. Every bot is seeded
-(``load(spec, seed=...)`` or ``bot.reset(seed)``) and plays deterministically for a seed.
+``rummy_env.bots.view.public_view(env, agent)`` returns (the engine's typed view, ``env.unwrapped.public_view(agent)``:
+own hand, table, discard pile, publicly known cards, hand sizes, legal actions) -- never an opponent's hidden cards
+or the stock order. Every bot is seeded (``load(spec, seed=...)`` or ``bot.reset(seed)``) and plays
+deterministically for a seed.
 
 | id | bot |
 |---|---|

@@ -10,6 +10,7 @@ the same actions for the same seed. ``checkpoint_factory`` is the registry facto
 from __future__ import annotations
 
 import os
+import weakref
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,9 @@ class PolicyBot:
         self.name = name
         self.profile = profile
         self.num_players = num_players
-        self._checked: set[int] = set()
+        # the envs already checked, held weakly: keyed by the env object itself, not id(), whose number a new env
+        # can reuse once the checked one is freed (and would then skip its check)
+        self._checked: weakref.WeakSet[Any] = weakref.WeakSet()
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -43,7 +46,7 @@ class PolicyBot:
     def _check_env(self, env: Any) -> None:
         """Refuse an env whose profile, table size or observation / action sizes differ from the network's."""
         raw = env.unwrapped
-        if id(raw) in self._checked:
+        if raw in self._checked:  # False for an env that takes no weak reference: checked at every call
             return
         arch = self.model.arch
         profile = getattr(raw, "profile", None)
@@ -57,7 +60,10 @@ class PolicyBot:
                 f"bot {self.name!r} takes {arch['obs_size']} observations / {arch['num_actions']} actions; this env "
                 f"has {raw.observer.size} / {raw.num_actions}"
             )
-        self._checked.add(id(raw))
+        try:
+            self._checked.add(raw)
+        except TypeError:
+            pass
 
     def act(self, env: Any, agent: str) -> int:
         """The network's legal action for ``agent``, from ``env.observe(agent)`` only."""

@@ -1,12 +1,13 @@
 """A person plays a profile in the terminal against bots: ``rummy play --profile contract --opponents heuristic
 random random``.
 
-At each of the person's decisions the table is shown (the env's ``ansi`` render: seats, melds, scores, discard top,
-the person's hand) with the legal moves numbered by their readable descriptions. A move is chosen by its number, by
-a card (``7C``, ``10♥``, ``JK``: the discard of that card, or the one move that plays it), or by a word (``stock``,
-``pile``, ``buy``, ``pass``, ``out``, ``declare``); ``moves`` lists them again, ``quit`` (or the end of the input)
-leaves. Bad input is answered with a hint and asked again. The bots' moves are printed as they are made, and every
-round ends with a summary of its penalties (or payments) and the running totals.
+At each of the person's decisions the table is shown as the person's public view shows it (the env's
+``view_text``: seats, melds, scores, discard top, the person's hand) with the legal moves numbered by their readable
+descriptions. A move is chosen by its number, by a card (``7C``, ``10♥``, ``JK``: the discard of that card, or the
+one move that plays it), or by a word (``stock``, ``pile``, ``buy``, ``pass``, ``out``, ``declare``); ``moves``
+lists them again, ``quit`` (or the end of the input) leaves. Bad input is answered with a hint and asked again. The
+bots' moves are printed as they are made, and every round ends with a summary of its penalties (or payments) and
+the running totals.
 """
 
 from __future__ import annotations
@@ -146,7 +147,7 @@ class TerminalGame:
         legal = self.legal()
         self.say("")
         self.say(f"--- your decision (you are P{self.seat}) ---")
-        self.say(self.raw.render())
+        self.say(self.raw.view_text(self.env.agent_selection))  # the table as the person's public view shows it
         self.show_moves(legal)
         while True:
             self.stdout.write("Your move> ")
@@ -170,7 +171,7 @@ class TerminalGame:
 
     def round_summary(self, res: dict[str, Any]) -> None:
         """Penalties (or payments) of the round just finished and the running totals."""
-        st = self.raw.state_
+        scores = self.raw.scores
         key = "payments" if "payments" in res else "penalties"
         label = "Deal" if key == "payments" else "Round"
         if res.get("winner") is not None:
@@ -184,7 +185,7 @@ class TerminalGame:
         width = max(len(self.name(p)) for p in range(self.n))
         self.say(f"  {'':<{width}}  {key:>9}  {'total':>6}")
         for p in range(self.n):
-            self.say(f"  {self.name(p):<{width}}  {res[key][p]:>9}  {st.scores[p]:>6}")
+            self.say(f"  {self.name(p):<{width}}  {res[key][p]:>9}  {scores[p]:>6}")
 
     def run(self) -> dict[str, Any]:
         """Play to the end (or until the person quits); the final totals and winners."""
@@ -193,27 +194,27 @@ class TerminalGame:
         self.say(
             f"{self.profile}: you are P{self.seat}; opponents {seats}. Type 'moves' for the list, 'quit' to leave."
         )
-        seen = len(raw.state_.round_results)
+        seen = len(raw.round_results)
         try:
-            while not raw.state_.is_terminal():
+            while not raw.session_over:
                 agent = env.agent_selection
                 p = raw.agent_name_mapping[agent]
                 action = self.ask() if p == self.seat else int(self.bots[p].act(env, agent))
                 self.say(f"{self.name(p)}: {raw.describe_action(action)}")
                 env.step(action)
-                results = raw.state_.round_results
+                results = raw.round_results
                 for res in results[seen:]:
                     self.round_summary(res)
                 seen = len(results)
         except Quit:
             self.say("You left the game.")
-            return {"quit": True, "scores": list(raw.state_.scores), "winners": None}
-        st = raw.state_
-        winners = st.winners()
+            return {"quit": True, "scores": list(raw.scores), "winners": None}
+        final = raw.results()
+        scores, winners = final["scores"], final["winners"]
         self.say("")
-        self.say("Session over. Totals: " + ", ".join(f"{self.name(p)} {st.scores[p]}" for p in range(self.n)))
+        self.say("Session over. Totals: " + ", ".join(f"{self.name(p)} {scores[p]}" for p in range(self.n)))
         self.say("Winner(s): " + ", ".join(self.name(p) for p in winners))
-        return {"quit": False, "scores": list(st.scores), "winners": list(winners)}
+        return {"quit": False, "scores": list(scores), "winners": list(winners)}
 
 
 def _isatty(stream: Any) -> bool:

@@ -1,6 +1,7 @@
 """Observation encoders: one flat float32 vector built from named, shaped pieces, seen from the observer's seat.
 
-Seats are rotated so the observer is seat 0 (seat 1 = the next player clockwise). Nothing here reads an
+Seats are rotated so the observer is seat 0 (seat 1 = the next player clockwise). An observer encodes a public view
+(``observer.encode(state.public_view(seat))``, ``rummy_env.engine.view``) and reads nothing else, so it cannot see an
 opponent's hidden cards or the stock order: only the observer's hand and public information.
 
 Every piece has finite bounds (``Pieces.high``): 1 for flags, one-hots and fractions, the shoe's copies of a kind
@@ -19,7 +20,6 @@ from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS, PENALTY, Shoe
 from ..core.melds import GROUP
 
 CONTRACT_PHASES = ("draw", "buy", "act", "opening", "place_joker")
-MELD_FEATURES = 3 + 52 + 14 + 14 + 13 + 1  # empty/group/run, naturals, run occupancy, run jokers, rank, jokers
 TOP_CARDS = 4
 
 
@@ -32,17 +32,42 @@ CARD_PIECES: list[tuple[str, tuple[int, ...], str]] = [
 ]
 
 
-def encode_cards(out: np.ndarray, o: dict[str, int], st: Any, seat: int, shoe_size: float) -> None:
-    """Fill the ``CARD_PIECES``: ``seat``'s hand and the public piles."""
-    out[o["hand"] : o["hand"] + NUM_KINDS] = st.hands[seat]
-    disc = st.discard
+#: a discard pile at least this long is counted by ``np.bincount`` (shorter ones item by item: cheaper)
+_BINCOUNT_PILE = 16
+
+
+def _counts(counts: tuple[int, ...]) -> np.ndarray:
+    """Card counts (small non-negative ints) as a uint8 array, without a Python loop (``bytes`` of the tuple)."""
+    return np.frombuffer(bytes(counts), dtype=np.uint8)
+
+
+def encode_cards(arr: np.ndarray, o: dict[str, int], view: Any, shoe_size: float, out: Any = None) -> None:
+    """Fill the ``CARD_PIECES`` of the float32 vector ``arr`` (``out``: a memoryview of it, for item writes) from
+    ``view`` (a public view): the viewing seat's hand and the public piles."""
+    if out is None:
+        out = memoryview(arr)
+    h = o["hand"]
+    arr[h : h + NUM_KINDS] = _counts(view.hand)
+    disc = view.discard
     dc, dt = o["discard_counts"], o["discard_top"]
-    for k in disc:
-        out[dc + k] += 1.0
+    if len(disc) >= _BINCOUNT_PILE:
+        arr[dc : dc + NUM_KINDS] = np.bincount(_counts(disc), minlength=NUM_KINDS)
+    else:
+        for k in disc:
+            out[dc + k] += 1.0
     for i in range(min(TOP_CARDS, len(disc))):
         out[dt + i * NUM_KINDS + disc[-1 - i]] = 1.0
-    out[o["pile_sizes"]] = len(st.stock) / shoe_size
+    out[o["pile_sizes"]] = view.stock_size / shoe_size
     out[o["pile_sizes"] + 1] = len(disc) / shoe_size
+
+
+def encode_known(arr: np.ndarray, offset: int, view: Any) -> None:
+    """Fill the ``known`` piece at ``offset``: per opponent in seat order after the viewer, the copies of each kind
+    publicly known to be in that hand."""
+    known, me, n = view.known, view.seat, view.num_players
+    rows = [known[(me + i) % n] for i in range(1, n)]
+    if any(map(any, rows)):
+        arr[offset : offset + (n - 1) * NUM_KINDS] = np.frombuffer(b"".join(map(bytes, rows)), dtype=np.uint8)
 
 
 class Pieces:
@@ -95,14 +120,39 @@ class Pieces:
         return "[0, " + " or ".join(f"{v:g}" for v in vals) + "]"
 
 
+#: the features of one table meld (a row of the ``table`` piece), as named sub-pieces: ``MELD_ROW.offsets[name]``
+#: is the offset inside the row, and the ``MELD_*`` constants below name the same offsets
+MELD_ROW = Pieces(
+    [
+        ("empty", (1,), "flag of an empty slot (stays 0: an empty slot is a row of zeros)"),
+        ("group", (1,), "the meld is a group"),
+        ("run", (1,), "the meld is a run"),
+        ("naturals", (52,), "copies of each natural card kind in the meld"),
+        ("run_filled", (14,), "run: positions 1..14 filled (ace low = 1, ace high = 14)"),
+        ("run_jokers", (14,), "run: positions 1..14 held by a joker"),
+        ("group_rank", (NUM_RANKS,), "group: its rank 1..13, one-hot"),
+        ("group_jokers", (1,), "group: its jokers / 4"),
+    ]
+)
+MELD_FEATURES = MELD_ROW.size
+MELD_GROUP = MELD_ROW.offsets["group"]
+MELD_RUN = MELD_ROW.offsets["run"]
+MELD_NATURALS = MELD_ROW.offsets["naturals"]
+#: run position ``pos`` (1..14) is at ``MELD_RUN_FILLED + pos - 1``; rank ``r`` (1..13) at ``MELD_GROUP_RANK + r - 1``
+MELD_RUN_FILLED = MELD_ROW.offsets["run_filled"]
+MELD_RUN_JOKERS = MELD_ROW.offsets["run_jokers"]
+MELD_GROUP_RANK = MELD_ROW.offsets["group_rank"]
+MELD_GROUP_JOKERS = MELD_ROW.offsets["group_jokers"]
+
+
 def card_count_highs(shoe: Shoe) -> np.ndarray:
     """Per card kind, the most copies any hand or pile can hold: the shoe's copies."""
     return np.asarray(shoe.copies_list(), dtype=np.float32)
 
 
-def _clip_piece(out: np.ndarray, sl: slice, high: np.ndarray) -> None:
-    """Clip a piece (scores loaded from a scenario may lie beyond what play reaches) to ``[0, high]``."""
-    np.clip(out[sl], 0.0, high, out=out[sl])
+def _view_of(view: Any, seat: int | None) -> Any:
+    """``view``, or the view of ``seat`` when ``view`` is an engine state (the ``encode(state, seat)`` form)."""
+    return view if seat is None else view.public_view(seat)
 
 
 class ContractObserver:
@@ -119,8 +169,8 @@ class ContractObserver:
         shoe = Shoe(rules.decks, rules.jokers)
         copies = card_count_highs(shoe)
         meld_high = np.ones(MELD_FEATURES, dtype=np.float32)
-        meld_high[3 : 3 + 52] = copies[:52]  # copies of a natural in one meld
-        meld_high[-1] = max(1.0, shoe.jokers / 4.0)  # group jokers / 4
+        meld_high[MELD_ROW.slice("naturals")] = copies[:52]  # copies of a natural in one meld
+        meld_high[MELD_GROUP_JOKERS] = max(1.0, shoe.jokers / 4.0)  # group jokers / 4
         # a round's penalty is at most the whole shoe's penalty (every card in one hand)
         shoe_penalty = sum(PENALTY[k] * shoe.copies(k) for k in range(NUM_KINDS))
         self.pieces = Pieces(
@@ -176,78 +226,83 @@ class ContractObserver:
         o = self.pieces.offsets
         self._o = o
         self.low, self.high = self.pieces.low(), self.pieces.high()
-        self._scores_slice, self._scores_high = self.pieces.slice("scores"), self.pieces.highs["scores"].ravel()
+        #: per seat offset, the bound the scores are clipped to (a scenario's scores may lie beyond what play reaches)
+        self._scores_high = [float(v) for v in self.pieces.highs["scores"].ravel()]
+        #: offset of the first table row of each seat offset
+        self._table_rows = [o["table"] + rel * max_melds * MELD_FEATURES for rel in range(n)]
 
-    def encode(self, st: Any, seat: int) -> np.ndarray:
-        """The float32 observation of ``seat`` (zeros for pieces that do not apply)."""
+    def encode(self, view: Any, seat: int | None = None) -> np.ndarray:
+        """The float32 observation of a public view (``state.public_view(seat)``; zeros for pieces that do not
+        apply). It reads only the view, so it cannot see hidden cards. ``encode(state, seat)`` (an engine state and
+        a seat, the form of earlier releases) encodes ``state.public_view(seat)``."""
+        v = _view_of(view, seat)
         o = self._o
         n = self.n
-        out = np.zeros(self.size, dtype=np.float32)
-        encode_cards(out, o, st, seat, self.shoe_size)
-        tb = o["table"]
-        for owner in range(n):
-            rel = (owner - seat) % n
-            for idx, meld in enumerate(st.seat_melds[owner]):
-                base = tb + (rel * self.max_melds + idx) * MELD_FEATURES
+        me = v.seat
+        arr = np.zeros(self.size, dtype=np.float32)
+        out = memoryview(arr)  # item writes through a memoryview cost half of numpy's (same float32 rounding)
+        encode_cards(arr, o, v, self.shoe_size, out)
+        encode_known(arr, o["known"], v)
+        rows = self._table_rows
+        for owner, melds in enumerate(v.seat_melds):
+            if not melds:
+                continue
+            row = rows[(owner - me) % n]
+            for meld in melds:
                 if meld.kind == GROUP:
-                    out[base + 1] = 1.0
-                    out[base + 3 + 52 + 28 + meld.rank - 1] = 1.0
+                    out[row + MELD_GROUP] = 1.0
+                    out[row + MELD_GROUP_RANK + meld.rank - 1] = 1.0
                     nj = 0
                     for k in meld.cards:
                         if k == JOKER:
                             nj += 1
                         else:
-                            out[base + 3 + k] += 1.0
-                    out[base + 3 + 52 + 28 + 13] = nj / 4.0
+                            out[row + MELD_NATURALS + k] += 1.0
+                    out[row + MELD_GROUP_JOKERS] = nj / 4.0
                 else:
-                    out[base + 2] = 1.0
-                    low = meld.low
+                    out[row + MELD_RUN] = 1.0
+                    filled = row + MELD_RUN_FILLED + meld.low - 1
+                    jokers = row + MELD_RUN_JOKERS + meld.low - 1
                     for i, k in enumerate(meld.cards):
-                        pos = low + i
-                        out[base + 3 + 52 + pos - 1] = 1.0
+                        out[filled + i] = 1.0
                         if k == JOKER:
-                            out[base + 3 + 52 + 14 + pos - 1] = 1.0
+                            out[jokers + i] = 1.0
                         else:
-                            out[base + 3 + k] += 1.0
-        kn = o["known"]
-        for i in range(1, n):
-            p = (seat + i) % n
-            if any(st.known[p]):
-                out[kn + (i - 1) * NUM_KINDS : kn + i * NUM_KINDS] = st.known[p]
+                            out[row + MELD_NATURALS + k] += 1.0
+                row += MELD_FEATURES
         hs, op, sc = o["hand_sizes"], o["opened"], o["scores"]
+        opened, sizes, scores, highs = v.opened, v.hand_sizes, v.scores, self._scores_high
+        active, this_turn = v.active, v.opened_this_turn
         for i in range(n):
-            p = (seat + i) % n
-            out[hs + i] = st.hand_size[p] / 20.0
-            if st.opened[p]:
+            p = (me + i) % n
+            out[hs + i] = sizes[p] / 20.0
+            if opened[p]:
                 out[op + 2 * i] = 1.0
-                if p == st.active and st.opened_this_turn:
+                if p == active and this_turn:
                     out[op + 2 * i + 1] = 1.0
-            out[sc + i] = st.scores[p] / 100.0
-        out[o["round"] + st.round - 1] = 1.0
-        g, r = st.contract
+            score = scores[p] / 100.0
+            out[sc + i] = highs[i] if score > highs[i] else (score if score > 0.0 else 0.0)
+        out[o["round"] + v.round - 1] = 1.0
+        g, r = v.contract
         out[o["contract"]] = g / 3.0
         out[o["contract"] + 1] = r / 3.0
-        ph = self.phase_index.get(st.phase)
+        ph = self.phase_index.get(v.phase)
         if ph is not None:
             out[o["phase"] + ph] = 1.0
-            out[o["active"] + (st.active - seat) % n] = 1.0
-        if st.phase == "buy" and st.discard:
-            out[o["offered"] + st.discard[-1]] = 1.0
-        if st.phase == "buy" and st.last_buyer >= 0:
-            out[o["last_buyer"] + (st.last_buyer - seat) % n] = 1.0
-        if st.opening_left:
-            out[o["opening_left"]] = st.opening_left[0] / 3.0
-            out[o["opening_left"] + 1] = st.opening_left[1] / 3.0
-        if st.taken_pending and st.taken_kind >= 0:
-            out[o["taken_discard"] + st.taken_kind] = 1.0
-        out[o["turn"]] = min(st.turn / self.turn_cap, 1.0)
-        if st.must_place >= 0 and "must_place" in o:
-            out[o["must_place"] + st.must_place] = 1.0
-        _clip_piece(out, self._scores_slice, self._scores_high)
-        return out
-
-
-__all__ = ["ContractObserver", "Pieces", "CONTRACT_PHASES", "MELD_FEATURES", "NUM_RANKS"]
+            out[o["active"] + (active - me) % n] = 1.0
+        if v.offered >= 0:
+            out[o["offered"] + v.offered] = 1.0
+        if v.last_buyer >= 0:
+            out[o["last_buyer"] + (v.last_buyer - me) % n] = 1.0
+        if v.opening_left:
+            out[o["opening_left"]] = v.opening_left[0] / 3.0
+            out[o["opening_left"] + 1] = v.opening_left[1] / 3.0
+        if v.taken_discard >= 0:
+            out[o["taken_discard"] + v.taken_discard] = 1.0
+        out[o["turn"]] = min(v.turn / self.turn_cap, 1.0)
+        if v.must_place >= 0 and "must_place" in o:
+            out[o["must_place"] + v.must_place] = 1.0
+        return arr
 
 
 #: the "declare" slot (a phase of the first release, now part of the discard) stays 0; kept so the size is unchanged
@@ -300,32 +355,38 @@ class ContinentalObserver:
         self.size = self.pieces.size
         self._o = self.pieces.offsets
         self.low, self.high = self.pieces.low(), self.pieces.high()
-        self._bal_slice, self._bal_high = self.pieces.slice("balances"), self.pieces.highs["balances"].ravel()
+        self._bal_high = [float(v) for v in self.pieces.highs["balances"].ravel()]
 
-    def encode(self, st: Any, seat: int) -> np.ndarray:
-        """The float32 observation of ``seat``."""
+    def encode(self, view: Any, seat: int | None = None) -> np.ndarray:
+        """The float32 observation of a public view (``state.public_view(seat)``), reading only the view.
+        ``encode(state, seat)`` (an engine state and a seat, the form of earlier releases) encodes
+        ``state.public_view(seat)``."""
+        v = _view_of(view, seat)
         o = self._o
         n = self.n
-        out = np.zeros(self.size, dtype=np.float32)
-        encode_cards(out, o, st, seat, self.shoe_size)
-        kn, ft, bal = o["known"], o["first_turn"], o["balances"]
+        me = v.seat
+        arr = np.zeros(self.size, dtype=np.float32)
+        out = memoryview(arr)  # item writes through a memoryview cost half of numpy's (same float32 rounding)
+        encode_cards(arr, o, v, self.shoe_size, out)
+        encode_known(arr, o["known"], v)
+        ft, bal = o["first_turn"], o["balances"]
+        turns_taken, scores, highs = v.turns_taken, v.scores, self._bal_high
         for i in range(n):
-            p = (seat + i) % n
-            if i and any(st.known[p]):
-                out[kn + (i - 1) * NUM_KINDS : kn + i * NUM_KINDS] = st.known[p]
-            out[ft + i] = 1.0 if st.turns_taken[p] == 0 else 0.0
-            bal_p = st.scores[p] / 100.0
-            out[bal + 2 * i + (0 if bal_p >= 0 else 1)] = abs(bal_p)
-        out[o["deal"] + min(st.deal_index, self.num_deals - 1)] = 1.0
-        ph = self.phase_index.get(st.phase)
+            p = (me + i) % n
+            if turns_taken[p] == 0:
+                out[ft + i] = 1.0
+            bal_p = scores[p] / 100.0
+            at = 2 * i + (0 if bal_p >= 0 else 1)  # (gain, loss), clipped to the bound
+            out[bal + at] = min(abs(bal_p), highs[at])
+        out[o["deal"] + min(v.round - 1, self.num_deals - 1)] = 1.0
+        ph = self.phase_index.get(v.phase)
         if ph is not None:
             out[o["phase"] + ph] = 1.0
-            out[o["active"] + (st.active - seat) % n] = 1.0
-        if st.taken_kind >= 0:
-            out[o["taken_discard"] + st.taken_kind] = 1.0
-        out[o["turn"]] = min(st.turn / self.turn_cap, 1.0)
-        _clip_piece(out, self._bal_slice, self._bal_high)
-        return out
+            out[o["active"] + (v.active - me) % n] = 1.0
+        if v.taken_discard >= 0:
+            out[o["taken_discard"] + v.taken_discard] = 1.0
+        out[o["turn"]] = min(v.turn / self.turn_cap, 1.0)
+        return arr
 
 
 def contract_observer(rules: Any, rounds: Any = None) -> ContractObserver:
@@ -346,3 +407,15 @@ def max_payment(rules: Any) -> int:
     wilds = 2 * (rules.hand_size + 1)
     first = max(rules.first_turn_bonus, rules.no_draw_bonus)
     return rules.base_payment + max(wilds, rules.no_wild_bonus) + first + rules.one_suit_bonus
+
+
+__all__ = [
+    "ContractObserver",
+    "ContinentalObserver",
+    "Pieces",
+    "CONTRACT_PHASES",
+    "CONTINENTAL_PHASES",
+    "MELD_FEATURES",
+    "MELD_ROW",
+    "NUM_RANKS",
+]

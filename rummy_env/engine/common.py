@@ -153,6 +153,11 @@ class EngineState:
             raise ValueError(f"{what} match {info!r}; legal actions: {infos}")
         return hits[0]
 
+    def public_view(self, seat: int) -> Any:
+        """Everything ``seat`` may know, as a typed frozen view (``rummy_env.engine.view``: a ``PublicView`` or a
+        ``ContinentalView``); ``ViewSeatError`` (a ``ValueError``) for a seat the table does not have."""
+        return _public_view_of(self, seat)
+
     def legal_action_infos(self) -> list[tuple[int, dict[str, Any]]]:
         """(id, action_info) of every legal action."""
         return [(a, self.action_info(a)) for a in self.legal_actions()]  # type: ignore[attr-defined]
@@ -168,6 +173,16 @@ class EngineState:
             f"illegal action {action} ({desc}) for player {self.current_player} in phase '{self.phase}' "
             f"of round {self.round}; legal actions: {shown}{more}"  # type: ignore[attr-defined]
         )
+
+
+def _public_view_of(state: Any, seat: int) -> Any:
+    """``rummy_env.engine.view.public_view_of``, imported on first use (the view module imports the engines); the
+    import then replaces this function, so later calls go straight to the builder."""
+    global _public_view_of
+    from .view import public_view_of
+
+    _public_view_of = public_view_of
+    return public_view_of(state, seat)
 
 
 _MISSING = object()

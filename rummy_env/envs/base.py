@@ -26,7 +26,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from ..core.cards import NUM_KINDS, Shoe
+from ..core.cards import NUM_KINDS, Shoe, card_str
 from ..engine import IllegalActionError
 from ..registry import game
 
@@ -293,8 +293,8 @@ class RummyAECEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": float32 vector from agent's seat, "action_mask": int8}`` (mask zero off turn)."""
         seat = self._seat(agent)
-        obs = self.observer.encode(self._state, seat)
-        return {"observation": obs, "action_mask": self.action_mask(agent)}
+        mask = self.action_mask(agent)  # first: the view's legal actions then come from the engine's cache
+        return {"observation": self.observer.encode(self._state.public_view(seat)), "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last()``; ``NotResetError`` before the first ``reset()``."""
@@ -319,7 +319,7 @@ class RummyAECEnv(AECEnv):
         cur = st.current_player
         if cur >= 0 and not st.is_terminal():
             out[base + cur] = 1.0
-        out[base + n :] = self.observer.encode(st, 0)
+        out[base + n :] = self.observer.encode(st.public_view(0))
         return out
 
     def results(self) -> dict[str, Any]:
@@ -489,7 +489,7 @@ class RummyAECEnv(AECEnv):
 
     def observation_pieces(self, agent: str) -> dict[str, np.ndarray]:
         """The observation of ``agent`` as a dict of named, shaped views."""
-        return self.observer.pieces.views(self.observer.encode(self._state, self._seat(agent)))
+        return self.observer.pieces.views(self.observer.encode(self._state.public_view(self._seat(agent))))
 
     def render(self) -> str | None:
         """``ansi``: return the table as text; ``human``: print it."""
@@ -504,11 +504,31 @@ class RummyAECEnv(AECEnv):
         print(text)
         return None
 
-    def state_text(self) -> str:  # pragma: no cover - profile specific
+    def state_text(self) -> str:
+        """The table as text (the ``ansi`` render), seen by the seat to move: seats, melds, scores, the discard top,
+        the decision and that seat's hand (no hand once the session is over)."""
+        st = self._state
+        over = st.is_terminal()
+        return self.table_text(st.public_view(0 if over else st.current_player), st.winners() if over else None)
+
+    def view_text(self, agent: str) -> str:
+        """The table as ``agent`` sees it: the text of its public view (``public_view(agent)``), with its hand."""
+        view = self.public_view(agent)
+        return self.table_text(view, self.results()["winners"] if view.session_over else None)
+
+    def table_text(self, view: Any, winners: list[int] | None = None) -> str:  # pragma: no cover - per profile
+        """The text of a public view (``winners``: the session's winners once it is over)."""
         raise NotImplementedError
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def hand_text(view: Any) -> str:
+    """The viewer's hand as a line of the table text: ``Hand: 7♣ 7♦ ...`` when it is the viewer's decision, else
+    ``Hand of P<seat>: ...``."""
+    cards = " ".join(card_str(k, symbols=True) for k, c in enumerate(view.hand) for _ in range(c))
+    return ("Hand: " if view.seat == view.current else f"Hand of P{view.seat}: ") + cards
 
 
 def wrap(env: AECEnv) -> AECEnv:

@@ -61,7 +61,7 @@ from typing import Any
 from ..core.cards import card_str
 from ..engine.continental import deprecated_deals
 from ..rules import get_rules
-from .base import RummyAECEnv, wrap
+from .base import RummyAECEnv, hand_text, wrap
 
 
 class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
@@ -95,24 +95,23 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
             max_cycles=max_cycles,
         )
 
-    def state_text(self) -> str:
-        """The table as text."""
-        st = self._state
-        top = card_str(st.discard[-1], symbols=True) if st.discard else "-"
+    def table_text(self, view: Any, winners: list[int] | None = None) -> str:
+        """The text of a public view: seats, balances, first turns, the decision and the viewer's hand."""
+        v = view
+        top = card_str(v.discard[-1], symbols=True) if v.discard else "-"
         lines = [
-            f"Deal {st.round} of {st.num_deals}, dealer P{st.dealer}, turn {st.turn}, stock {len(st.stock)}, "
-            f"discard {len(st.discard)}, discard top {top}"
+            f"Deal {v.round} of {v.num_deals}, dealer P{v.dealer}, turn {v.turn}, stock {v.stock_size}, "
+            f"discard {len(v.discard)}, discard top {top}"
         ]
-        for p in range(st.n):
-            mark = "*" if p == st.current else " "
-            first = ", first turn to come" if st.turns_taken[p] == 0 else ""
-            lines.append(f"{mark}P{p}: {st.hand_size[p]} cards, balance {st.scores[p]}{first}")
-        if st.is_terminal():
-            lines.append(f"Session over. Balances {st.scores}; winners {st.winners()}")
+        for p in range(v.num_players):
+            mark = "*" if p == v.current else " "
+            first = ", first turn to come" if v.turns_taken[p] == 0 else ""
+            lines.append(f"{mark}P{p}: {v.hand_sizes[p]} cards, balance {v.scores[p]}{first}")
+        if v.session_over:
+            lines.append(f"Session over. Balances {list(v.scores)}; winners {winners}")
         else:
-            p = st.current
-            lines.append(f"Decision: P{p}, phase '{st.phase}'")
-            lines.append("Hand: " + " ".join(card_str(k, symbols=True) for k in st.hand_cards(p)))
+            lines.append(f"Decision: P{v.current}, phase '{v.phase}'")
+            lines.append(hand_text(v))
         return "\n".join(lines)
 
 

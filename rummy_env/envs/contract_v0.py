@@ -91,7 +91,7 @@ from typing import Any
 
 from ..core.cards import SUIT_SYMBOLS, card_str
 from ..rules import get_rules
-from .base import RummyAECEnv, wrap
+from .base import RummyAECEnv, hand_text, wrap
 
 
 class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
@@ -127,34 +127,33 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
             max_cycles=max_cycles,
         )
 
-    def state_text(self) -> str:
-        """The table as text: seats, melds, scores, discard top, the decision and the actor's hand."""
-        st = self._state
+    def table_text(self, view: Any, winners: list[int] | None = None) -> str:
+        """The text of a public view: seats, melds, scores, discard top, the decision and the viewer's hand."""
+        v = view
         lines = []
-        g, r = st.contract
+        g, r = v.contract
         lines.append(
-            f"Round {st.round} of {len(st.rounds)} (contract: {g} group(s) + {r} run(s)), dealer P{st.dealer}, "
-            f"turn {st.turn}, stock {len(st.stock)}, discard {len(st.discard)}"
+            f"Round {v.round} of {len(v.rounds)} (contract: {g} group(s) + {r} run(s)), dealer P{v.dealer}, "
+            f"turn {v.turn}, stock {v.stock_size}, discard {len(v.discard)}"
         )
-        top = card_str(st.discard[-1], symbols=True) if st.discard else "-"
+        top = card_str(v.discard[-1], symbols=True) if v.discard else "-"
         lines.append(f"Discard top: {top}")
-        for p in range(st.n):
-            mark = "*" if p == st.current else " "
-            opened = "opened" if st.opened[p] else "not opened"
-            lines.append(f"{mark}P{p}: {st.hand_size[p]:2d} cards, {opened}, score {st.scores[p]}")
-            for i, m in enumerate(st.seat_melds[p]):
+        for p in range(v.num_players):
+            mark = "*" if p == v.current else " "
+            opened = "opened" if v.opened[p] else "not opened"
+            lines.append(f"{mark}P{p}: {v.hand_sizes[p]:2d} cards, {opened}, score {v.scores[p]}")
+            for i, m in enumerate(v.melds[p]):
                 cards = " ".join(
                     c.replace("C", SUIT_SYMBOLS[0]).replace("D", SUIT_SYMBOLS[1]).replace("H", SUIT_SYMBOLS[2])
                     .replace("S", SUIT_SYMBOLS[3]) if not c.startswith("JK") else c
                     for c in m.card_strings()
                 )  # fmt: skip
                 lines.append(f"      meld {i}: {m.kind} {cards}")
-        if st.is_terminal():
-            lines.append(f"Session over. Scores {st.scores}; winners {st.winners()}")
+        if v.session_over:
+            lines.append(f"Session over. Scores {list(v.scores)}; winners {winners}")
         else:
-            p = st.current
-            lines.append(f"Decision: P{p}, phase '{st.phase}' (turn of P{st.active})")
-            lines.append("Hand: " + " ".join(card_str(k, symbols=True) for k in st.hand_cards(p)))
+            lines.append(f"Decision: P{v.current}, phase '{v.phase}' (turn of P{v.active})")
+            lines.append(hand_text(v))
         return "\n".join(lines)
 
 

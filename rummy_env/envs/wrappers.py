@@ -146,7 +146,7 @@ class SingleAgentEnv(gym.Env):
         while True:
             self.aec.reset(seed=int(rng.integers(2**31)), options=options)
             self._done = False
-            self._results_seen = len(self.aec.state_.round_results)
+            self._results_seen = len(self.aec.round_results)
             reward = self._play_bots()
             if not self._over():
                 break
@@ -161,9 +161,10 @@ class SingleAgentEnv(gym.Env):
             if redeals >= MAX_REDEALS:
                 raise RuntimeError(f"{redeals} deals in a row ended before {self.learner}'s first decision")
         self._carry = reward
-        info = self._info(rounds_before=self._results_seen, redeals=redeals, carried=reward)
-        self._results_seen = len(self.aec.state_.round_results)
-        return self._obs(), info
+        view = self.aec.public_view(self.learner)
+        info = self._info(view, rounds_before=self._results_seen, redeals=redeals, carried=reward)
+        self._results_seen = len(self.aec.round_results)
+        return self._obs(view), info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         """Apply the learner's ``action``; the bots play until the learner decides again or the session ends."""
@@ -177,18 +178,20 @@ class SingleAgentEnv(gym.Env):
             if self.illegal_action == "raise":
                 raise ValueError(f"illegal action {action} for {self.learner}; legal: {np.flatnonzero(mask).tolist()}")
             self._done = True
-            info = self._info(rounds_before, carried=carried, illegal=True)
+            view = self.aec.public_view(self.learner)
+            info = self._info(view, rounds_before, carried=carried, illegal=True)
             info["action_mask"] = mask * 0
-            return self._obs(), self.illegal_reward + carried, True, False, info
+            return self._obs(view), self.illegal_reward + carried, True, False, info
         self.aec.step(action)
         reward = float(self.aec.rewards.get(self.learner, 0.0))
         reward += self._play_bots() + carried
         terminated = bool(self.aec.terminations.get(self.learner, False))
         truncated = bool(self.aec.truncations.get(self.learner, False)) and not terminated
         self._done = terminated or truncated
-        info = self._info(rounds_before, carried=carried)
-        self._results_seen = len(self.aec.state_.round_results)
-        return self._obs(), reward, terminated, truncated, info
+        view = self.aec.public_view(self.learner)
+        info = self._info(view, rounds_before, carried=carried)
+        self._results_seen = len(self.aec.round_results)
+        return self._obs(view), reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the learner's legal actions (sb3-contrib's ``MaskablePPO`` calls this)."""
@@ -209,17 +212,19 @@ class SingleAgentEnv(gym.Env):
             reward += float(aec.rewards.get(self.learner, 0.0))
         return reward
 
-    def _info(self, rounds_before: int, redeals: int = 0, carried: float = 0.0, illegal: bool = False) -> dict:
-        """The info of a reset / step: always the keys ``INFO_KEYS`` (arrays, ints, floats, bools)."""
-        st = self.aec.state_
-        new = st.round_results[rounds_before:]
+    def _info(
+        self, view: Any, rounds_before: int, redeals: int = 0, carried: float = 0.0, illegal: bool = False
+    ) -> dict:
+        """The info of a reset / step (``view``: the learner's public view now): always the keys ``INFO_KEYS``
+        (arrays, ints, floats, bools)."""
+        new = self.aec.round_results[rounds_before:]
         return {
             "action_mask": self.aec.action_mask(self.learner),
             "learner_seat": self.learner_seat,
-            "round": int(st.round),
+            "round": int(view.round),
             "round_over": bool(new),
             "turn_cap": any(r["reason"] == "turn_cap" for r in new),
-            "session_over": bool(st.is_terminal()),
+            "session_over": bool(self.aec.session_over),
             "illegal_action": illegal,
             "redeals": redeals,
             "carried_reward": float(carried),
@@ -229,8 +234,9 @@ class SingleAgentEnv(gym.Env):
         aec = self.aec
         return bool(aec.terminations.get(self.learner) or aec.truncations.get(self.learner))
 
-    def _obs(self) -> np.ndarray:
-        return self.aec.observer.encode(self.aec.state_, self.aec.agent_name_mapping[self.learner])
+    def _obs(self, view: Any) -> np.ndarray:
+        """The learner's observation: the encoding of its public view."""
+        return self.aec.observer.encode(view)
 
 
 __all__ = ["SingleAgentEnv", "INFO_KEYS"]
