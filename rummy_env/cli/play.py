@@ -268,8 +268,14 @@ def add_play_command(sub: Any) -> None:
     )
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     p.add_argument("--seed", type=int, default=0, help="deal seed (default 0)")
-    p.add_argument("--rounds", type=int, nargs="+", default=None, help="contract profiles: play only these rounds")
-    p.add_argument("--deals", type=int, default=None, help="continental: deals in the session")
+    p.add_argument(
+        "--rounds",
+        type=int,
+        nargs="+",
+        default=None,
+        help="session length: contract profiles, the round numbers to play (1 2 ...); continental, one number of deals",
+    )
+    p.add_argument("--deals", type=int, default=None, help="continental: old spelling of --rounds (deals per session)")
     p.add_argument("--scenario", default=None, help="JSON file: start from this position (README 'JSON state')")
     p.set_defaults(func=_cmd_play)
 

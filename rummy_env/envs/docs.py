@@ -7,6 +7,7 @@ sheets) hold exactly these tables, so the docs cannot drift from the action layo
 from __future__ import annotations
 
 import rummy_env
+from rummy_env.registry import GAMES
 
 #: (profile, config) of every documented table
 DOC_CASES = [
@@ -36,7 +37,7 @@ def observation_table(profile: str, **config: object) -> str:
 
 
 #: the player counts of every profile (the spaces table of its env docstring has one row per count)
-PLAYER_COUNTS = {"contract": (4,), "contract_gamerules": (3, 4, 5), "continental": (4, 5)}
+PLAYER_COUNTS = {g.id: g.player_counts for g in GAMES.values()}
 
 
 def spaces_table(profile: str) -> str:
@@ -47,7 +48,8 @@ def spaces_table(profile: str) -> str:
         "|---|---|---|---|---|",
     ]
     for n in PLAYER_COUNTS[profile]:
-        config = {} if profile == "contract" else {"num_players": n}
+        # a profile that seats one player count takes no num_players argument of its own
+        config = {"num_players": n} if len(PLAYER_COUNTS[profile]) > 1 else {}
         env = rummy_env.make(profile, wrapped=False, **config)
         obs = env.observation_space(env.possible_agents[0])["observation"]
         rows.append(
