@@ -59,3 +59,22 @@ def test_final_round_discard_mask_and_oracle(allowed, extra):
     checks, problems = conformance.oracle_gamerules(env, mask)
     assert not res["mismatches"] and not problems and checks >= 1
     assert bool(mask[u.layout.GO_OUT]) is (allowed and "KH" in hand)
+
+
+def test_deep_pickup_in_contract_never_strands_a_player() -> None:
+    """``deep_pickup=True`` with ``contract``'s A.1-9 ("lay-offs only from the next own turn"): a deep-picked card
+    counts as placeable only where it can reach the table this turn, so random play never reaches a decision
+    with no legal action (it used to, at seed 0, when the card could only be laid off after the opening)."""
+    import random
+
+    from rummy_env.engine import new_state
+
+    for seed in range(6):
+        st = new_state("contract", seed=seed, rounds=(1, 7), deep_pickup=True)
+        rng = random.Random(seed)
+        for _ in range(400):
+            if st.is_terminal():
+                break
+            legal = st.legal_actions()
+            assert legal, f"seed {seed}: phase {st.phase} with no legal action"
+            st.apply(rng.choice(legal))

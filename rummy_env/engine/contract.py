@@ -269,6 +269,8 @@ class ContractState(EngineState):
                 and extra_meld_with(hand, c, rules, self.layout, g, r, declared)
             ):
                 return True  # in a new meld right after the opening
+            if not rules.layoff_on_opening_turn:
+                return False  # lay-offs only from the next own turn (A.1-9): the card cannot reach the table now
             # or laid off (through a chain of hand cards) on a table meld right after the opening
             for meld in self.table:
                 for chain in layoff_chains(hand, meld, c, rules):
