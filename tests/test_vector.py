@@ -186,3 +186,11 @@ def test_random_legal_actions_are_legal_and_seeded():
 def test_bench_vector_reports_decisions_per_second():
     res = bench_vector("continental", num_envs=2, seconds=0.2)
     assert res["layer"] == "vector" and res["decisions_per_second"] > 0 and res["decisions"] % 2 == 0
+
+
+def test_deals_is_continentals_old_spelling():
+    with pytest.warns(DeprecationWarning):
+        vec = VectorEnv("continental", 1, seed=0, deals=1)
+    assert vec.rounds == 1
+    with pytest.raises(VectorConfigError, match="rounds="):
+        VectorEnv("contract", 1, deals=1)

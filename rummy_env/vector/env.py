@@ -44,7 +44,8 @@ def _encode_takes_out(observer_type: type) -> bool:
 
 
 def _encode_into(observer: Any, state: Any, seat: int, out_row: np.ndarray) -> None:
-    """Write ``seat``'s observation of ``state`` into ``out_row`` (the one place that calls the observer)."""
+    """Write ``seat``'s observation of ``state`` into ``out_row`` (the one place that calls the observer: if
+    ``encode`` comes to take ``state.public_view(seat)``, only this function changes)."""
     if _encode_takes_out(type(observer)):
         observer.encode(state, seat, out=out_row)
     else:
@@ -115,6 +116,7 @@ class VectorEnv:
         self.rewards = np.zeros((e, n), dtype=np.float32)
         self.done = np.zeros(e, dtype=bool)
         self._obs_rows = list(self.obs)
+        self._arange = np.arange(e)
         self._mask_rows = list(self.mask)
         #: per table: the ``results()`` dict of its last finished session (None until one finishes)
         self.final_results: list[dict[str, Any] | None] = [None] * e
@@ -184,7 +186,7 @@ class VectorEnv:
                 f"table); got shape {a.shape} and dtype {a.dtype}"
             )
         clipped = np.clip(a, 0, self.num_actions - 1)
-        ok = (clipped == a) & self.mask[np.arange(e), clipped]
+        ok = (clipped == a) & self.mask[self._arange, clipped]
         if not ok.all():
             bad = np.flatnonzero(~ok)
             i = int(bad[0])
