@@ -1,0 +1,21 @@
+"""Batched environments: ``VectorEnv`` steps many tables of one profile in one call (``docs/vector.md``).
+
+```python
+import numpy as np
+from rummy_env.vector import VectorEnv, random_legal_actions
+
+vec = VectorEnv("contract", num_envs=64, seed=0, reward="penalty")
+obs, mask, seat = vec.reset()
+rng = np.random.default_rng(0)
+obs, mask, seat, rewards, done = vec.step(random_legal_actions(mask, rng))
+```
+"""
+
+from __future__ import annotations
+
+from .bench import bench_vector
+from .env import AEC_ONLY_KEYS, VectorConfigError, VectorEnv
+from .sampling import EmptyMaskError, random_legal_actions
+
+__all__ = ["AEC_ONLY_KEYS", "EmptyMaskError", "VectorConfigError", "VectorEnv", "bench_vector",
+           "random_legal_actions"]

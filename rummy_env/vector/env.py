@@ -1,0 +1,281 @@
+"""``VectorEnv``: many tables of one profile stepped in one call, on the engine directly (Pgx's manner).
+
+Every table is an engine state; ``step(actions)`` applies one decision at each table, settles rewards, deals a
+finished table again (auto-reset) and writes every table's next observation and mask into arrays allocated once.
+The games, rewards and seeds are those of the AEC env (``rummy_env.envs.session`` states the shared rules);
+``docs/vector.md`` is the user's page.
+"""
+
+from __future__ import annotations
+
+import inspect
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from ..engine import IllegalActionError
+from ..envs.base import NotResetError
+from ..envs.session import (
+    REWARD_SCALE,
+    add_step_rewards,
+    check_reward_mode,
+    next_seed,
+    reward_modes,
+    seed_stream,
+    session_results,
+)
+from ..registry import game
+
+#: AEC-env arguments that have no meaning for a batched env (no rendering, no truncation, illegal actions raise)
+AEC_ONLY_KEYS = ("render_mode", "illegal_action", "max_steps", "max_cycles", "illegal_reward")
+
+
+class VectorConfigError(ValueError):
+    """A bad ``VectorEnv`` argument (``num_envs``, ``seed``, an env_config key)."""
+
+
+@cache
+def _encode_takes_out(observer_type: type) -> bool:
+    try:
+        return "out" in inspect.signature(observer_type.encode).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+        return False
+
+
+def _encode_into(observer: Any, state: Any, seat: int, out_row: np.ndarray) -> None:
+    """Write ``seat``'s observation of ``state`` into ``out_row`` (the one place that calls the observer: if
+    ``encode`` comes to take ``state.public_view(seat)``, only this function changes)."""
+    if _encode_takes_out(type(observer)):
+        observer.encode(state, seat, out=out_row)
+    else:
+        out_row[...] = observer.encode(state, seat)
+
+
+def _check_seed(seed: Any, what: str) -> int | None:
+    if seed is None:
+        return None
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_)) or seed < 0:
+        raise VectorConfigError(f"{what}={seed!r}; allowed: None or a non-negative integer")
+    return int(seed)
+
+
+class VectorEnv:
+    """``num_envs`` tables of ``profile`` stepped together; see ``docs/vector.md``.
+
+    ``VectorEnv(profile, num_envs, seed=None, **env_config)``: ``env_config`` takes the AEC env's keys ``reward``
+    (the profile's reward modes), ``rounds`` (session length; continental also the old spelling ``deals``),
+    ``num_players`` where the profile allows it, and rule overrides (fields of the rules object, e.g.
+    ``turn_cap=200``). ``seed`` is the seed of the first ``reset()`` that gives none.
+
+    Arrays (allocated once, REUSED: every ``reset`` / ``step`` overwrites them in place; copy what you keep):
+    ``obs`` float32 ``(num_envs, obs_size)``, ``mask`` bool ``(num_envs, num_actions)``, ``seat`` int64
+    ``(num_envs,)``, ``rewards`` float32 ``(num_envs, num_players)``, ``done`` bool ``(num_envs,)``.
+    """
+
+    def __init__(self, profile: str, num_envs: int, seed: int | None = None, **env_config: Any):
+        self.game = game(profile)  # UnknownProfileError (a ValueError) naming the profiles
+        self.profile = self.game.id
+        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, (bool, np.bool_)) or num_envs < 1:
+            raise VectorConfigError(f"num_envs={num_envs!r}; allowed: a positive integer")
+        self.num_envs = int(num_envs)
+        self._seed = _check_seed(seed, "seed")
+        config = dict(env_config)
+        aec_only = sorted(k for k in config if k in AEC_ONLY_KEYS)
+        if aec_only:
+            raise VectorConfigError(
+                f"{aec_only}: AEC-env arguments with no meaning for VectorEnv (no rendering, no truncation; an "
+                "illegal action always raises). VectorEnv takes reward=, rounds=, num_players= and rule overrides"
+            )
+        #: the reward modes this profile offers (the first is the default) and the one in use
+        self.reward_modes = reward_modes(self.game.score_name)
+        self.reward_mode = check_reward_mode(config.pop("reward", None), self.reward_modes)
+        self.reward_scale = REWARD_SCALE
+        rounds = config.pop("rounds", None)
+        if "deals" in config:
+            if self.game.family != "continental":
+                raise VectorConfigError(f"deals= is continental's old spelling of rounds=; profile {profile!r} "
+                                        "takes rounds=")
+            from ..engine.continental import deprecated_deals
+
+            rounds = deprecated_deals(rounds, config.pop("deals"))
+        #: the frozen rules object (``ValueError`` for a bad override) and the session length
+        self.rules = self.game.rules(**config)
+        self.rounds = rounds
+        self.game.engine.check_session_length(self.rules, rounds)
+        self.num_players = int(self.rules.num_players)
+        #: the action table and the observer (what every action id / observation entry means)
+        self.layout = self.game.layout(self.rules)
+        self.observer = self.game.observer(self.rules, rounds)
+        self.num_actions = int(self.layout.num_actions)
+        self.obs_size = int(self.observer.size)
+        e, n = self.num_envs, self.num_players
+        self.obs = np.zeros((e, self.obs_size), dtype=np.float32)
+        self.mask = np.zeros((e, self.num_actions), dtype=bool)
+        self.seat = np.full(e, -1, dtype=np.int64)
+        self.rewards = np.zeros((e, n), dtype=np.float32)
+        self.done = np.zeros(e, dtype=bool)
+        self._obs_rows = list(self.obs)
+        self._arange = np.arange(e)
+        self._mask_rows = list(self.mask)
+        #: per table: the ``results()`` dict of its last finished session (None until one finishes)
+        self.final_results: list[dict[str, Any] | None] = [None] * e
+        #: per table: sessions finished since the last ``reset``
+        self.sessions_done = np.zeros(e, dtype=np.int64)
+        self._states: list[Any] = []
+        self._streams: list[np.random.Generator | None] = [None] * e
+        self._nres = [0] * e
+        self._was_reset = False
+
+    # sessions -------------------------------------------------------------------------------------------------
+    def _deal(self, i: int, game_seed: int | None) -> Any:
+        st = self.game.new_state(self.rules, seed=game_seed, rounds=self.rounds)
+        self._nres[i] = len(st.round_results)
+        return st
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Deal every table again: ``(obs, mask, seat)`` of each table's first decision (the reused arrays).
+
+        ``seed=s``: table i plays the game of seed ``s + i`` (as an AEC env after ``reset(seed=s + i)``).
+        ``seed=None``: the constructor's seed on the first reset; later, each table's next game of its seeded
+        stream (as an AEC env's ``reset()`` without a seed); never seeded: fresh random games.
+        """
+        seed = _check_seed(seed, "seed")
+        if seed is None and not self._was_reset:
+            seed = self._seed
+        states = []
+        for i in range(self.num_envs):
+            if seed is not None:
+                self._streams[i] = seed_stream(seed + i)
+                game_seed: int | None = seed + i
+            elif self._streams[i] is not None:
+                game_seed = next_seed(self._streams[i])  # type: ignore[arg-type]
+            else:
+                game_seed = None
+            states.append(self._deal(i, game_seed))
+        self._states = states
+        self._was_reset = True
+        self.final_results = [None] * self.num_envs
+        self.sessions_done[:] = 0
+        self.rewards.fill(0.0)
+        self.done.fill(False)
+        for i, st in enumerate(states):
+            self._write(i, st)
+        return self.obs, self.mask, self.seat
+
+    def _write(self, i: int, st: Any) -> None:
+        """Table ``i``'s seat to move, mask and observation into the arrays."""
+        seat = st.current_player
+        self.seat[i] = seat
+        row = self._mask_rows[i]
+        row.fill(False)
+        row[st.legal_actions()] = True
+        _encode_into(self.observer, st, seat, self._obs_rows[i])
+
+    # stepping -------------------------------------------------------------------------------------------------
+    def _check_actions(self, actions: Any) -> list[int]:
+        """``actions`` as a list of ints if every table's is legal; else ``IllegalActionError`` naming the table.
+        Nothing is applied here, so a refused step changes no table."""
+        if not self._was_reset:
+            raise NotResetError("VectorEnv.step() before reset(): call vec.reset(seed=...) first")
+        a = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
+        e = self.num_envs
+        if a.shape != (e,) or a.dtype.kind not in "iu":
+            raise IllegalActionError(
+                f"actions must be an integer array of shape ({e},) (one action id 0..{self.num_actions - 1} per "
+                f"table); got shape {a.shape} and dtype {a.dtype}"
+            )
+        clipped = np.clip(a, 0, self.num_actions - 1)
+        ok = (clipped == a) & self.mask[self._arange, clipped]
+        if not ok.all():
+            bad = np.flatnonzero(~ok)
+            i = int(bad[0])
+            st = self._states[i]
+            try:  # the engine's message names the legal actions; an illegal action leaves its state unchanged
+                st.apply(int(a[i]))
+                msg = "the engine accepted it (mask out of date)"  # pragma: no cover - mask == legal_actions
+            except IllegalActionError as exc:
+                msg = str(exc)
+            more = f"; also illegal at tables {bad[1:11].tolist()}" + (" ..." if len(bad) > 11 else "") \
+                if len(bad) > 1 else ""
+            raise IllegalActionError(f"table {i} (seat {int(self.seat[i])}): {msg}{more}; no table was stepped")
+        return a.tolist()
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Apply ``actions[i]`` (the decision of ``seat[i]``) at every table i: ``(obs, mask, seat, rewards, done)``.
+
+        ``rewards[i, p]``: what seat p of table i received from this step (round / deal ends, and the session's
+        end in mode ``win``), as the AEC env's ``rewards``. ``done[i]``: table i's session ended with this step;
+        its ``results()`` dict is ``final_results[i]`` and the table was dealt again (its next game, as the AEC
+        env's ``reset()`` without a seed), so ``obs[i]``, ``mask[i]``, ``seat[i]`` are the new session's first
+        decision. An illegal action anywhere: ``IllegalActionError`` naming the table, nothing applied.
+        """
+        acts = self._check_actions(actions)
+        rewards, done = self.rewards, self.done
+        rewards.fill(0.0)
+        done.fill(False)
+        states, nres = self._states, self._nres
+        for i, act in enumerate(acts):
+            st = states[i]
+            st.apply(act)
+            if len(st.round_results) != nres[i] or st.is_terminal():
+                st = self._settle(i, st)
+            self._write(i, st)
+        return self.obs, self.mask, self.seat, rewards, done
+
+    def _settle(self, i: int, st: Any) -> Any:
+        """Rewards of the rounds that ended at table ``i``; a finished session recorded and dealt again."""
+        results = st.round_results
+        over = st.is_terminal()
+        row = [0.0] * self.num_players
+        add_step_rewards(row, results[self._nres[i]:], st.winners() if over else None, self.reward_mode,
+                         self.reward_scale)
+        self.rewards[i] = row
+        self._nres[i] = len(results)
+        if not over:
+            return st
+        self.done[i] = True
+        self.final_results[i] = session_results(st)
+        self.sessions_done[i] += 1
+        stream = self._streams[i]
+        st = self._deal(i, next_seed(stream) if stream is not None else None)
+        self._states[i] = st
+        return st
+
+    # read-only accessors --------------------------------------------------------------------------------------
+    def _table(self, i: int) -> Any:
+        if not self._was_reset:
+            raise NotResetError("VectorEnv accessor before reset(): call vec.reset(seed=...) first")
+        if not isinstance(i, (int, np.integer)) or isinstance(i, bool) or not 0 <= i < self.num_envs:
+            raise VectorConfigError(f"table {i!r}; allowed: 0..{self.num_envs - 1}")
+        return self._states[int(i)]
+
+    def results(self, i: int) -> dict[str, Any]:
+        """Table ``i``'s current session so far, as the AEC env's ``results()``."""
+        return session_results(self._table(i))
+
+    def game_state(self, i: int) -> dict[str, Any]:
+        """Table ``i``'s engine state as JSON (the scenario format)."""
+        return self._table(i).to_json()
+
+    def public_view(self, i: int, seat: int) -> Any:
+        """Everything ``seat`` at table ``i`` may know (``rummy_env.engine.view``)."""
+        return self._table(i).public_view(int(seat))
+
+    def legal_actions(self, i: int) -> list[int]:
+        """The legal action ids at table ``i`` (the ones ``mask[i]`` marks)."""
+        return list(self._table(i).legal_actions())
+
+    def describe_action(self, i: int, action: int) -> str:
+        """The engine's readable description of ``action`` for the seat to move at table ``i``."""
+        return self._table(i).describe_action(int(action))
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def __repr__(self) -> str:
+        return (f"VectorEnv({self.profile!r}, num_envs={self.num_envs}, num_players={self.num_players}, "
+                f"reward={self.reward_mode!r}, rounds={self.rounds!r})")
+
+
+__all__ = ["AEC_ONLY_KEYS", "VectorConfigError", "VectorEnv"]

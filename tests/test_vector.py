@@ -1,0 +1,196 @@
+"""``rummy_env.vector.VectorEnv``: the same games, rewards and seeds as the AEC env; refused input; the arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rummy_env.engine import IllegalActionError
+from rummy_env.envs import session
+from rummy_env.envs.base import NotResetError
+from rummy_env.registry import UnknownProfileError, game
+from rummy_env.vector import VectorConfigError, VectorEnv, bench_vector, random_legal_actions
+
+# (profile, env_config): every profile and player count, every reward mode, a turn-capped session
+CASES = [
+    ("contract", {"rounds": 1}),
+    ("contract", {"rounds": 2, "reward": "relative"}),
+    ("contract", {"rounds": 1, "reward": "win", "turn_cap": 12}),
+    ("contract_gamerules", {"rounds": 1}),
+    ("contract_gamerules", {"rounds": 1, "num_players": 5, "reward": "win"}),
+    ("contract_gamerules", {"rounds": 1, "num_players": 3, "reward": "relative"}),
+    ("continental", {"rounds": 1}),
+    ("continental", {"rounds": 1, "num_players": 5, "reward": "win"}),
+    ("continental", {"rounds": 2, "turn_cap": 8}),
+]
+
+
+def _aec_view(raw):
+    """(obs, bool mask, seat) of the AEC env's decision."""
+    agent = raw.agent_selection
+    ob = raw.observe(agent)
+    return ob["observation"], ob["action_mask"].astype(bool), raw.current_seat
+
+
+def _lockstep(profile, config, num_envs, seed, min_sessions=2, max_steps=4000):
+    """Drive a VectorEnv and num_envs AEC envs with the same seeded random legal actions; compare everything."""
+    vec = VectorEnv(profile, num_envs, seed=seed, **config)
+    envs = [game(profile).make_env(wrapped=False, **config) for _ in range(num_envs)]
+    obs, mask, seat = vec.reset()
+    for i, raw in enumerate(envs):
+        raw.reset(seed=seed + i)
+        o, m, s = _aec_view(raw)
+        assert np.array_equal(obs[i], o) and np.array_equal(mask[i], m) and seat[i] == s
+    rng = np.random.default_rng(seed)
+    capped = False
+    for _ in range(max_steps):
+        actions = random_legal_actions(mask, rng)
+        obs, mask, seat, rewards, done = vec.step(actions)
+        assert obs.dtype == np.float32 and mask.dtype == bool and rewards.dtype == np.float32 and done.dtype == bool
+        for i, raw in enumerate(envs):
+            raw.step(int(actions[i]))
+            want = np.array([raw.rewards[a] for a in raw.possible_agents], dtype=np.float32)
+            assert np.array_equal(rewards[i], want), (i, rewards[i], want)
+            assert done[i] == raw.session_over
+            if raw.session_over:
+                res = raw.results()
+                assert vec.final_results[i] == res
+                capped = capped or any(r["reason"] == "turn_cap" for r in res["round_results"])
+                raw.reset()  # the unseeded reset: the next game of the seeded stream
+            o, m, s = _aec_view(raw)
+            assert np.array_equal(obs[i], o), i
+            assert np.array_equal(mask[i], m), i
+            assert seat[i] == s, i
+        if vec.sessions_done.min() >= min_sessions:
+            break
+    assert vec.sessions_done.min() >= min_sessions, "sessions too long for the test"
+    return vec, capped
+
+
+@pytest.mark.parametrize("profile,config", CASES)
+def test_same_games_as_aec_env(profile, config):
+    _vec, capped = _lockstep(profile, config, num_envs=3, seed=11)
+    if "turn_cap" in config:
+        assert capped, "the turn cap never ended a round: pick a smaller cap"
+
+
+def test_unseeded_reset_continues_each_tables_stream():
+    cfg = {"rounds": 1}
+    vec = VectorEnv("continental", 2, **cfg)
+    vec.reset(seed=5)
+    obs, mask, seat = (a.copy() for a in vec.reset())
+    for i in range(2):
+        raw = game("continental").make_env(wrapped=False, **cfg)
+        raw.reset(seed=5 + i)
+        raw.reset()
+        o, m, s = _aec_view(raw)
+        assert np.array_equal(obs[i], o) and np.array_equal(mask[i], m) and seat[i] == s
+    # the constructor's seed is the first reset's
+    a = VectorEnv("continental", 2, seed=5, **cfg)
+    a.reset()
+    b = VectorEnv("continental", 2, **cfg)
+    b.reset(seed=5)
+    assert a.game_state(1) == b.game_state(1)
+
+
+def test_seed_stream_rule_is_the_aec_envs():
+    raw = game("contract").make_env(wrapped=False, rounds=1)
+    raw.reset(seed=3)
+    raw.reset()
+    stream = session.seed_stream(3)
+    expected = game("contract").new_state(raw.rules, seed=session.next_seed(stream), rounds=1)
+    assert raw.game_state() == expected.to_json()
+
+
+def test_reward_modes_are_the_aec_envs():
+    import rummy_env
+
+    for profile in ("contract", "contract_gamerules", "continental"):
+        raw = rummy_env.make(profile, wrapped=False)
+        assert session.reward_modes(game(profile).score_name) == tuple(raw.reward_modes)
+        assert session.REWARD_SCALE == raw.reward_scale
+
+
+def test_arrays_are_reused():
+    vec = VectorEnv("continental", 4, seed=0)
+    obs, mask, seat = vec.reset()
+    out = vec.step(random_legal_actions(mask, np.random.default_rng(0)))
+    assert out[0] is obs and out[1] is mask and out[2] is seat
+    assert obs.shape == (4, vec.obs_size) and mask.shape == (4, vec.num_actions) and seat.shape == (4,)
+    assert out[3].shape == (4, vec.num_players) and out[4].shape == (4,)
+
+
+def _snapshot(vec):
+    return [vec.game_state(i) for i in range(vec.num_envs)], vec.obs.copy(), vec.mask.copy(), vec.seat.copy()
+
+
+def _assert_same(a, b):
+    assert a[0] == b[0]
+    for x, y in zip(a[1:], b[1:]):
+        assert np.array_equal(x, y)
+
+
+def test_illegal_action_names_the_table_and_changes_nothing():
+    vec = VectorEnv("contract", 4, seed=1)
+    _obs, mask, _seat = vec.reset()
+    actions = random_legal_actions(mask, np.random.default_rng(0))
+    bad = int(np.flatnonzero(~mask[2])[0])
+    actions[2] = bad
+    before = _snapshot(vec)
+    with pytest.raises(IllegalActionError, match=r"table 2 .*illegal action .*legal actions") as err:
+        vec.step(actions)
+    assert isinstance(err.value, ValueError)
+    _assert_same(before, _snapshot(vec))
+    for wrong in (actions[:3], actions.astype(np.float64), actions.astype(bool), actions.reshape(2, 2),
+                  np.full(4, vec.num_actions), np.full(4, -1)):
+        with pytest.raises(IllegalActionError):
+            vec.step(wrong)
+        _assert_same(before, _snapshot(vec))
+    actions[2] = random_legal_actions(mask, np.random.default_rng(0))[2]
+    vec.step(list(actions))  # a list of ints is an array of actions too
+
+
+def test_bad_constructor_arguments():
+    for kwargs in ({"num_envs": 0}, {"num_envs": 2.0}, {"num_envs": True}):
+        with pytest.raises(VectorConfigError, match="num_envs"):
+            VectorEnv("contract", **kwargs)
+    with pytest.raises(UnknownProfileError, match="available"):
+        VectorEnv("gin", 2)
+    with pytest.raises(session.RewardModeError, match="allowed"):
+        VectorEnv("continental", 2, reward="penalty")
+    with pytest.raises(VectorConfigError, match="max_steps"):
+        VectorEnv("contract", 2, max_steps=10)
+    with pytest.raises(VectorConfigError, match="seed"):
+        VectorEnv("contract", 2, seed=-1)
+    with pytest.raises(ValueError):
+        VectorEnv("contract", 2, no_such_rule=1)
+    with pytest.raises(ValueError):
+        VectorEnv("contract", 2, rounds=9)
+    with pytest.raises(ValueError):
+        VectorEnv("contract", 2, num_players=5)
+    vec = VectorEnv("contract", 2)
+    with pytest.raises(NotResetError):
+        vec.step(np.zeros(2, dtype=np.int64))
+
+
+def test_random_legal_actions_are_legal_and_seeded():
+    vec = VectorEnv("contract_gamerules", 8, seed=0)
+    _obs, mask, _seat = vec.reset()
+    a = random_legal_actions(mask, np.random.default_rng(1))
+    assert a.dtype == np.int64 and mask[np.arange(8), a].all()
+    assert np.array_equal(a, random_legal_actions(mask, np.random.default_rng(1)))
+    with pytest.raises(ValueError, match="no legal action"):
+        random_legal_actions(np.zeros((2, 3), dtype=bool), np.random.default_rng(0))
+
+
+def test_bench_vector_reports_decisions_per_second():
+    res = bench_vector("continental", num_envs=2, seconds=0.2)
+    assert res["layer"] == "vector" and res["decisions_per_second"] > 0 and res["decisions"] % 2 == 0
+
+
+def test_deals_is_continentals_old_spelling():
+    with pytest.warns(DeprecationWarning):
+        vec = VectorEnv("continental", 1, seed=0, deals=1)
+    assert vec.rounds == 1
+    with pytest.raises(VectorConfigError, match="rounds="):
+        VectorEnv("contract", 1, deals=1)
