@@ -29,6 +29,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from ..core.cards import NUM_KINDS, Shoe, card_str
 from ..engine import IllegalActionError
 from ..registry import game
+from .session import add_step_rewards, next_seed, seed_stream, session_results
 
 REWARD_MODES = ("penalty", "relative", "win")
 ILLEGAL_MODES = ("raise", "terminate")
@@ -238,10 +239,10 @@ class RummyAECEnv(AECEnv):
                 raise EnvArgumentError(f"seed={seed!r}; allowed: None or a non-negative integer")
             seed = int(seed)
             # a generator of its own (not the game's PCG64(seed) stream) for the unseeded resets that follow
-            self._seed_stream = np.random.default_rng([seed, 0x5EED])
+            self._seed_stream = seed_stream(seed)
             game_seed: int | None = seed
         elif self._seed_stream is not None:
-            game_seed = int(self._seed_stream.integers(2**63))
+            game_seed = next_seed(self._seed_stream)
         else:
             game_seed = None
         self._state = self._new_state(game_seed, scenario)
@@ -326,14 +327,7 @@ class RummyAECEnv(AECEnv):
         """The round and session results so far: ``round_results`` (one dict per finished round / deal, with
         ``round``, ``winner``, ``reason`` and ``penalties`` or ``payments``), ``scores`` (cumulative, per seat),
         ``session_over`` and ``winners`` (seats, once the session is over; else None)."""
-        st = self._state
-        over = st.is_terminal()
-        return {
-            "round_results": [dict(r) for r in st.round_results],
-            "scores": list(st.scores),
-            "session_over": over,
-            "winners": list(st.winners()) if over else None,
-        }
+        return session_results(self._state)
 
     @property
     def round_results(self) -> list[dict[str, Any]]:
@@ -409,15 +403,13 @@ class RummyAECEnv(AECEnv):
 
     def _after_move(self, rounds_before: int) -> None:
         st = self._state
-        self.rewards = {a: 0.0 for a in self.agents}
         results = st.round_results
-        capped = False
-        for res in results[rounds_before:]:
-            capped = capped or res["reason"] == "turn_cap"
-            self._round_rewards(res)
+        capped = any(res["reason"] == "turn_cap" for res in results[rounds_before:])
         done = st.is_terminal()
-        if done and self.reward_mode == "win":
-            self._win_rewards()
+        step = [0.0] * len(self.possible_agents)
+        add_step_rewards(step, results[rounds_before:], st.winners() if done else None, self.reward_mode,
+                         self.reward_scale)
+        self.rewards = {a: step[i] for i, a in enumerate(self.possible_agents) if a in self.agents}
         info = self._blank_info()
         info["round_over"] = len(results) > rounds_before
         info["turn_cap"] = capped
@@ -435,34 +427,6 @@ class RummyAECEnv(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
-
-    def _round_rewards(self, res: dict[str, Any]) -> None:
-        if "payments" in res:  # zero-sum payments (continental): the deal's balance change
-            if self.reward_mode == "payment":
-                for i, a in enumerate(self.possible_agents):
-                    if a in self.rewards:
-                        self.rewards[a] += res["payments"][i] / self.reward_scale
-            return
-        pens = res["penalties"]
-        n = len(pens)
-        if self.reward_mode == "penalty":
-            for i, a in enumerate(self.possible_agents):
-                if a in self.rewards:
-                    self.rewards[a] -= pens[i] / self.reward_scale
-        elif self.reward_mode == "relative":
-            mean = sum(pens) / n
-            for i, a in enumerate(self.possible_agents):
-                if a in self.rewards:
-                    self.rewards[a] += (mean - pens[i]) / self.reward_scale
-
-    def _win_rewards(self) -> None:
-        win = set(self._state.winners())
-        n = self._state.n
-        k = len(win)
-        for i, a in enumerate(self.possible_agents):
-            if k == n:
-                continue
-            self.rewards[a] += 1.0 / k if i in win else -1.0 / (n - k)
 
     # extras -------------------------------------------------------------------------------------------------
     def describe_action(self, action: int) -> str:
