@@ -178,3 +178,15 @@ def test_evaluate_script_arguments(tmp_path: Path, args: list[str], fragments: l
     out = _evaluate(tmp_path, *args)
     assert out.returncode == 2 and out.stdout == ""
     _one_line_error(out.stderr, *fragments)
+
+
+def test_bench_vector_reports_the_vector_layer_and_its_ratio(capsys: pytest.CaptureFixture[str]) -> None:
+    """``rummy bench --vector N`` adds a ``vector`` line with ``num_envs`` and ``ratio_to_aec`` (same run)."""
+    from rummy_env.cli import commands
+
+    assert commands.main(["bench", "--profile", "continental", "--seconds", "0.3", "--vector", "2"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
+    assert [x["layer"] for x in lines] == ["engine", "pettingzoo_aec", "vector"]
+    vec, aec = lines[2], lines[1]
+    assert vec["num_envs"] == 2 and vec["decisions"] > 0
+    assert vec["ratio_to_aec"] == round(vec["decisions_per_second"] / aec["decisions_per_second"], 2)

@@ -208,7 +208,15 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                 from ..evaluation.bench import bench_env
             except ImportError:
                 continue
-            print(json.dumps(bench_env(profile, args.seconds, args.seed)))
+            env_res = bench_env(profile, args.seconds, args.seed)
+            print(json.dumps(env_res))
+            if args.vector:
+                from ..vector import bench_vector
+
+                vec = bench_vector(profile, num_envs=args.vector, seconds=args.seconds, seed=args.seed)
+                # the ratio of two layers measured in the same run holds across machines; the absolute figures do not
+                vec["ratio_to_aec"] = round(vec["decisions_per_second"] / max(env_res["decisions_per_second"], 1), 2)
+                print(json.dumps(vec))
     return 0
 
 
@@ -238,6 +246,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--seed", type=count(0), default=0)
     p.add_argument("--engine-only", action="store_true", help="skip the PettingZoo environment measurement")
+    p.add_argument(
+        "--vector",
+        type=count(1),
+        default=0,
+        metavar="N",
+        help="also measure rummy_env.vector.VectorEnv with N tables (ratio to the AEC env of the same run)",
+    )
     p.set_defaults(func=_cmd_bench)
     p = sub.add_parser("fuzz", help="random self-play with invariant checks after every action")
     p.add_argument("--profile", default="contract", choices=profiles)
