@@ -96,7 +96,7 @@ def test_unknown_id_raises_listing_the_known_ids():
     assert {"random", "heuristic"} <= set(bots.known_ids())
 
 
-def test_register_passes_the_argument_and_seed():
+def test_register_passes_the_argument_and_seed(bot_registry):
     seen = []
 
     def factory(arg, seed):
@@ -107,6 +107,11 @@ def test_register_passes_the_argument_and_seed():
     bot = bots.load("test_echo:some/path.pt", seed=5)
     assert seen == [("some/path.pt", 5)]
     assert isinstance(bot, bots.Bot)
+
+
+def test_registrations_of_a_test_are_undone(bot_registry):
+    """What the test before registered (``bot_registry``) is gone; the built-in ids are still there."""
+    assert "test_echo" not in bots.known_ids() and {"random", "heuristic", "checkpoint"} <= set(bots.known_ids())
 
 
 # ----------------------------------------------------------------------------------------------------------------

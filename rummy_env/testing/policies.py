@@ -38,16 +38,17 @@ class Classifier:
         return by
 
 
-_CLASSIFIERS: dict[int, Classifier] = {}
+#: id(layout) -> (layout, its classifier); the layout is kept so that its id cannot be reused by another one
+_CLASSIFIERS: dict[int, tuple[Any, Classifier]] = {}
 
 
 def classifier(state: Any) -> Classifier:
     """The (cached) classifier of ``state``'s action layout."""
     lay = state.layout
-    c = _CLASSIFIERS.get(id(lay))
-    if c is None:
-        c = _CLASSIFIERS[id(lay)] = Classifier(lay)
-    return c
+    hit = _CLASSIFIERS.get(id(lay))
+    if hit is None or hit[0] is not lay:
+        hit = _CLASSIFIERS[id(lay)] = (lay, Classifier(lay))
+    return hit[1]
 
 
 def uniform_policy(state: Any, legal: list[int], rng: random.Random) -> int:
