@@ -6,6 +6,10 @@
   variables must be what they were (a test that changes them uses ``bot_registry`` / ``monkeypatch``), and the
   global generators of ``random`` and numpy are put back as they were (some frameworks seed numpy's). pytest itself
   restores the warnings filters after every test.
+
+The suite runs torch (and any OpenMP code) on one thread unless ``OMP_NUM_THREADS`` is set: its networks are tiny,
+and on a small shared machine OpenMP threads spinning against other processes made the torch tests 5-15 times
+slower. It is set here, before any test module imports torch (subprocesses of the tests inherit it).
 """
 
 from __future__ import annotations
@@ -14,11 +18,16 @@ import os
 import random
 from collections.abc import Iterator
 
-import numpy as np
-import pytest
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from rummy_env import bots
-from rummy_env.bots import heuristic
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from rummy_env import bots  # noqa: E402
+from rummy_env.bots import heuristic  # noqa: E402
+
+#: variables libraries set for themselves on first use (torch's compiler cache), not a test's doing
+_LIBRARY_VARIABLES = frozenset({"PYTEST_CURRENT_TEST", "TORCHINDUCTOR_CACHE_DIR"})
 
 
 @pytest.fixture
@@ -34,7 +43,7 @@ def _registries() -> tuple[list[str], list[str]]:
 
 
 def _environ() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}  # pytest's own, set per phase
+    return {k: v for k, v in os.environ.items() if k not in _LIBRARY_VARIABLES}  # and pytest's own, set per phase
 
 
 @pytest.fixture(autouse=True)
