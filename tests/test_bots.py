@@ -3,36 +3,23 @@ heuristic's decisions on scripted hands, and a seeded match against random play.
 
 from __future__ import annotations
 
-import copy
+from functools import partial
 
-import numpy as np
 import pytest
+import scenarios
+from scenarios import check_blind_to_hidden, decide, play_turn
 
 import rummy_env
 from rummy_env import bots
-from rummy_env.bots.view import public_view
 from rummy_env.core.cards import JOKER, card_str, parse_cards
 from rummy_env.evaluation.bots_eval import evaluate, format_report, main
+
+PROFILE = "contract"
+play = partial(scenarios.play, PROFILE)
 
 # ----------------------------------------------------------------------------------------------------------------
 # Helpers
 # ----------------------------------------------------------------------------------------------------------------
-
-
-def play(specs: list[str], seed: int, rounds=None, check=None):
-    """Play one session with ``specs[seat]`` at each seat; ``check(env, agent, bot, action)`` sees every decision."""
-    env = rummy_env.make("contract", wrapped=False, rounds=rounds)
-    env.reset(seed=seed)
-    players = [bots.load(s, seed=seed * 10 + i) for i, s in enumerate(specs)]
-    while not env.state_.is_terminal():
-        agent = env.agent_selection
-        bot = players[env.agent_name_mapping[agent]]
-        if check is not None:
-            check(env, agent, bot)
-        action = bot.act(env, agent)
-        assert action in env.state_.legal_actions(), env.state_.describe_action(action)
-        env.step(action)
-    return env
 
 
 def scenario_env(own: list[str], size: int = 10, fixed: dict[int, list[str]] | None = None, **scn):
@@ -60,25 +47,6 @@ def scenario_env(own: list[str], size: int = 10, fixed: dict[int, list[str]] | N
     return env
 
 
-def decide(env, seed: int = 0) -> str:
-    """The heuristic's choice for the player to move, described."""
-    bot = bots.load("heuristic", seed=seed)
-    return env.unwrapped.describe_action(bot.act(env, env.agent_selection))
-
-
-def play_turn(env, bot) -> list[str]:
-    """Let the heuristic play the active seat's whole turn (until another seat must decide)."""
-    raw = env.unwrapped
-    seat = raw.state_.current_player
-    rounds = len(raw.state_.round_results)
-    done = []
-    while raw.state_.current_player == seat and len(raw.state_.round_results) == rounds:
-        action = bot.act(env, env.agent_selection)
-        done.append(raw.describe_action(action))
-        env.step(action)
-    return done
-
-
 # ----------------------------------------------------------------------------------------------------------------
 # Registry
 # ----------------------------------------------------------------------------------------------------------------
@@ -96,7 +64,7 @@ def test_unknown_id_raises_listing_the_known_ids():
     assert {"random", "heuristic"} <= set(bots.known_ids())
 
 
-def test_register_passes_the_argument_and_seed():
+def test_register_passes_the_argument_and_seed(bot_registry):
     seen = []
 
     def factory(arg, seed):
@@ -109,6 +77,11 @@ def test_register_passes_the_argument_and_seed():
     assert isinstance(bot, bots.Bot)
 
 
+def test_registrations_of_a_test_are_undone(bot_registry):
+    """What the test before registered (``bot_registry``) is gone; the built-in ids are still there."""
+    assert "test_echo" not in bots.known_ids() and {"random", "heuristic", "checkpoint"} <= set(bots.known_ids())
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Whole sessions: legal, deterministic, blind to hidden cards
 # ----------------------------------------------------------------------------------------------------------------
@@ -116,7 +89,7 @@ def test_register_passes_the_argument_and_seed():
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_random_and_heuristic_play_legal_sessions(seed):
-    env = play(["heuristic", "random", "heuristic", "random"], seed)
+    env, _ = play(["heuristic", "random", "heuristic", "random"], seed)
     results = env.state_.round_results
     assert len(results) == 7
     assert not any(r["reason"] == "turn_cap" for r in results)
@@ -124,8 +97,8 @@ def test_random_and_heuristic_play_legal_sessions(seed):
 
 def test_bots_are_deterministic_for_a_seed():
     specs = ["heuristic", "random", "heuristic", "random"]
-    a = play(specs, seed=4, rounds=(1, 7))
-    b = play(specs, seed=4, rounds=(1, 7))
+    a, _ = play(specs, seed=4, rounds=(1, 7))
+    b, _ = play(specs, seed=4, rounds=(1, 7))
     assert a.state_.history == b.state_.history
     assert a.state_.scores == b.state_.scores
     env = rummy_env.make("contract")
@@ -144,30 +117,9 @@ def test_bots_are_deterministic_for_a_seed():
 def test_decisions_do_not_change_when_hidden_cards_are_resampled():
     """Resample every card the deciding seat cannot see (opponents' hidden cards, stock order): its public view and
     its decision stay the same, in every phase."""
-    rng = np.random.Generator(np.random.PCG64(11))
-    phases: set[str] = set()
-    checked = 0
-
-    def check(env, agent, bot):
-        nonlocal checked
-        seat = env.agent_name_mapping[agent]
-        real = env.state_
-        view = public_view(env, agent)
-        expected = copy.deepcopy(bot).act(env, agent)
-        for _ in range(2):
-            env.state_ = real.resample_hidden(seat, rng)
-            try:
-                assert public_view(env, agent) == view
-                assert copy.deepcopy(bot).act(env, agent) == expected, real.describe_action(expected)
-            finally:
-                env.state_ = real
-        phases.add(real.phase)
-        checked += 1
-
-    for seed in (3, 5):
-        play(["heuristic", "heuristic", "heuristic", "random"], seed=seed, check=check)
-    assert checked > 1000
-    assert {"draw", "buy", "act", "opening"} <= phases
+    seen = check_blind_to_hidden(PROFILE, ["heuristic", "heuristic", "heuristic", "random"], (3, 5), rng_seed=11)
+    assert seen["checked"] > 1000
+    assert {"draw", "buy", "act", "opening"} <= seen["phases"]
 
 
 # ----------------------------------------------------------------------------------------------------------------

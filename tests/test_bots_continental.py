@@ -3,18 +3,19 @@ and 5 players, blindness to hidden cards, decisions on scripted hands, and a see
 
 from __future__ import annotations
 
-import copy
 import importlib.util
 import random
+from functools import partial
 from pathlib import Path
 
-import numpy as np
 import pytest
+import scenarios
+from scenarios import check_blind_to_hidden, counts, decide
 
 import rummy_env
 from rummy_env import bots
 from rummy_env.bots.heuristic_continental import RunPlanner
-from rummy_env.bots.view import ContinentalView, public_view
+from rummy_env.bots.view import ContinentalView
 from rummy_env.core.cards import JOKER, card_str, parse_cards
 from rummy_env.rules.continental_hand import (
     RUN_LENGTH_PATTERNS,
@@ -23,32 +24,12 @@ from rummy_env.rules.continental_hand import (
     random_valid_counts,
 )
 
+PROFILE = "continental"
+play = partial(scenarios.play, PROFILE)
+
 # ----------------------------------------------------------------------------------------------------------------
 # Helpers
 # ----------------------------------------------------------------------------------------------------------------
-
-
-def play(specs: list[str], seed: int, deals: int | None = None, check=None, ask_heuristic: bool = False):
-    """One session with ``specs[seat]`` at each seat; every action must be legal. ``check(env, agent, bot)`` sees
-    each decision; ``ask_heuristic``: a heuristic is also asked at every state (its answer must be legal too)."""
-    env = rummy_env.make("continental", wrapped=False, num_players=len(specs), deals=deals)
-    env.reset(seed=seed)
-    players = [bots.load(s, seed=seed * 10 + i) for i, s in enumerate(specs)]
-    probe = bots.load("heuristic", seed=seed)
-    asked = 0
-    while not env.state_.is_terminal():
-        agent = env.agent_selection
-        legal = env.state_.legal_actions()
-        if ask_heuristic:
-            assert probe.act(env, agent) in legal
-            asked += 1
-        bot = players[env.agent_name_mapping[agent]]
-        if check is not None:
-            check(env, agent, bot)
-        action = bot.act(env, agent)
-        assert action in legal, env.state_.describe_action(action)
-        env.step(action)
-    return env, asked
 
 
 def session_payments(specs: list[str], sessions: int, seed: int) -> dict[str, dict[str, float]]:
@@ -101,11 +82,6 @@ def scenario_env(own: list[str], discard: list[str], phase: str = "draw", n: int
     return env
 
 
-def decide(env, seed: int = 0) -> str:
-    """The heuristic's choice for the player to move, described."""
-    return env.unwrapped.describe_action(bots.load("heuristic", seed=seed).act(env, env.agent_selection))
-
-
 VALID = "3C 4C 5C 6D 7D 8D 9H 10H JH QS KS AS 5S 6S 7S".split()  # five runs of three, no wild
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -133,13 +109,6 @@ def test_distance_is_zero_exactly_when_the_hand_goes_out():
     assert checked > 1800
     # a valid hand with one card exchanged is at most one card away
     assert all(planner.distance(h) <= 1 for h in hands[1200:] if max(h[:52]) <= 2 and h[JOKER] <= 2)
-
-
-def counts(cards: list[str]) -> list[int]:
-    h = [0] * 53
-    for k in parse_cards(cards):
-        h[k] += 1
-    return h
 
 
 def test_distance_counts_the_missing_cards():
@@ -180,36 +149,11 @@ def test_heuristic_is_deterministic_for_a_seed():
 
 
 def test_decisions_do_not_change_when_hidden_cards_are_resampled():
-    rng = np.random.Generator(np.random.PCG64(5))
-    phases: set[str] = set()
-    kinds: set[str] = set()
-    checked = 0
-
-    def check(env, agent, bot):
-        nonlocal checked
-        if bot.name != "heuristic":
-            return
-        seat = env.agent_name_mapping[agent]
-        real = env.state_
-        view = public_view(env, agent)
-        assert isinstance(view, ContinentalView)
-        expected = copy.deepcopy(bot).act(env, agent)
-        for _ in range(2):
-            env.state_ = real.resample_hidden(seat, rng)
-            try:
-                assert public_view(env, agent) == view
-                assert copy.deepcopy(bot).act(env, agent) == expected, real.describe_action(expected)
-            finally:
-                env.state_ = real
-        phases.add(real.phase)
-        kinds.add(real.action_info(expected)["kind"])
-        checked += 1
-
-    for seed in (2, 6, 9):
-        play(["heuristic", "heuristic", "heuristic", "random"], seed=seed, check=check)
-    assert checked > 400
-    assert {"draw", "act"} <= phases
-    assert {"draw_stock", "draw_discard", "discard", "discard_declare"} <= kinds
+    specs = ["heuristic", "heuristic", "heuristic", "random"]
+    seen = check_blind_to_hidden(PROFILE, specs, (2, 6, 9), rng_seed=5, only="heuristic", view_type=ContinentalView)
+    assert seen["checked"] > 400
+    assert {"draw", "act"} <= seen["phases"]
+    assert {"draw_stock", "draw_discard", "discard", "discard_declare"} <= seen["kinds"]
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -4,56 +4,25 @@ discard on scripted hands, and a seeded match against random play."""
 
 from __future__ import annotations
 
-import copy
+from functools import partial
 
-import numpy as np
 import pytest
+import scenarios
+from scenarios import check_blind_to_hidden, counts, play_turn
 
 import rummy_env
 from rummy_env import bots
 from rummy_env.bots.heuristic_gamerules import gamerules_final_structure, gamerules_structure
-from rummy_env.bots.view import public_view
-from rummy_env.core.cards import parse_cards
 from rummy_env.evaluation.bots_eval import evaluate
 from rummy_env.rules import get_rules
 
-RULES = get_rules("contract_gamerules")
+PROFILE = "contract_gamerules"
+RULES = get_rules(PROFILE)
+play = partial(scenarios.play, PROFILE)
 
 # ----------------------------------------------------------------------------------------------------------------
 # Helpers
 # ----------------------------------------------------------------------------------------------------------------
-
-
-def counts(cards: list[str]) -> list[int]:
-    h = [0] * 53
-    for k in parse_cards(cards):
-        h[k] += 1
-    return h
-
-
-def play(specs: list[str], seed: int, rounds=None, check=None, ask_heuristic: bool = False):
-    """One session, ``specs[seat]`` at each seat; every action must be legal. ``ask_heuristic``: a heuristic of
-    each seat is also asked at every state of that seat (its answer must be legal)."""
-    n = len(specs)
-    env = rummy_env.make("contract_gamerules", wrapped=False, num_players=n, rounds=rounds)
-    env.reset(seed=seed)
-    players = [bots.load(s, seed=seed * 10 + i) for i, s in enumerate(specs)]
-    probes = [bots.load("heuristic", seed=seed * 10 + i) for i in range(n)]
-    asked = 0
-    while not env.state_.is_terminal():
-        agent = env.agent_selection
-        seat = env.agent_name_mapping[agent]
-        legal = env.state_.legal_actions()
-        if ask_heuristic:
-            assert probes[seat].act(env, agent) in legal
-            asked += 1
-        bot = players[seat]
-        if check is not None:
-            check(env, agent, bot)
-        action = bot.act(env, agent)
-        assert action in legal, env.state_.describe_action(action)
-        env.step(action)
-    return env, asked
 
 
 def scenario_env(hands: list[list[str]], discard: list[str], n: int = 3, **scn):
@@ -62,19 +31,6 @@ def scenario_env(hands: list[list[str]], discard: list[str], n: int = 3, **scn):
     scn.setdefault("dealer", n - 1)
     env.reset(seed=0, options={"scenario": {"hands": hands, "discard": discard, "rigged": True, **scn}})
     return env
-
-
-def play_turn(env, bot) -> list[str]:
-    """Let the heuristic play the active seat's whole turn; the actions described."""
-    raw = env.unwrapped
-    seat = raw.state_.current_player
-    rounds = len(raw.state_.round_results)
-    done = []
-    while raw.state_.current_player == seat and len(raw.state_.round_results) == rounds:
-        action = bot.act(env, env.agent_selection)
-        done.append(raw.describe_action(action))
-        env.step(action)
-    return done
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -134,35 +90,11 @@ def test_heuristic_is_deterministic_for_a_seed():
 
 
 def test_decisions_do_not_change_when_hidden_cards_are_resampled():
-    rng = np.random.Generator(np.random.PCG64(3))
-    phases: set[str] = set()
-    kinds: set[str] = set()
-    checked = 0
-
-    def check(env, agent, bot):
-        nonlocal checked
-        if bot.name != "heuristic":
-            return
-        seat = env.agent_name_mapping[agent]
-        real = env.state_
-        view = public_view(env, agent)
-        expected = copy.deepcopy(bot).act(env, agent)
-        for _ in range(2):
-            env.state_ = real.resample_hidden(seat, rng)
-            try:
-                assert public_view(env, agent) == view
-                assert copy.deepcopy(bot).act(env, agent) == expected, real.describe_action(expected)
-            finally:
-                env.state_ = real
-        phases.add(real.phase)
-        kinds.add(real.action_info(expected)["kind"])
-        checked += 1
-
-    for seed in (3, 5):
-        play(["heuristic", "heuristic", "heuristic", "random"], seed=seed, rounds=(1, 2, 5, 7), check=check)
-    assert checked > 400
-    assert {"draw", "act", "opening"} <= phases
-    assert {"draw_stock", "draw_discard", "pickup", "meld", "lay_off", "discard"} <= kinds
+    specs = ["heuristic", "heuristic", "heuristic", "random"]
+    seen = check_blind_to_hidden(PROFILE, specs, (3, 5), rng_seed=3, only="heuristic", rounds=(1, 2, 5, 7))
+    assert seen["checked"] > 400
+    assert {"draw", "act", "opening"} <= seen["phases"]
+    assert {"draw_stock", "draw_discard", "pickup", "meld", "lay_off", "discard"} <= seen["kinds"]
 
 
 # ----------------------------------------------------------------------------------------------------------------

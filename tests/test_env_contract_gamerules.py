@@ -1,9 +1,9 @@
 """Conformance of the PettingZoo env ``contract_gamerules_v0`` for 3, 4 and 5 players.
 
-The checks are ``conformance.ProfileConformance`` (PettingZoo API tests, exact masks both ways with the round-7
-and deep-pickup oracles, hidden information, reward accounting for every reward mode, observations, the
-``action_info`` schema, illegal actions, configuration errors, ``rounds`` and ``max_steps``), run over every case of
-the profile; this module adds what is particular to it. Figures are printed (run with ``-s``).
+The checks are ``conformance.ProfileConformance`` (PettingZoo API tests, entry points, ANSI rendering, exact masks
+both ways with the round-7 and deep-pickup oracles, hidden information, reward accounting for every reward mode,
+observations, the ``action_info`` schema, illegal actions, configuration errors, ``rounds`` and ``max_steps``), run
+over every case of the profile; this module adds what is particular to it. Figures are printed (run with ``-s``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from conformance import ProfileConformance, build_scenario, case_id, cases_of, gamerules_final_valid, make_env
 
-import rummy_env
 from rummy_env.core.cards import counts_of, parse_cards
 
 CASES = [pytest.param(c, id=case_id(c)) for c in cases_of("contract_gamerules")]
@@ -22,30 +21,14 @@ class TestContractGamerulesEnv(ProfileConformance):
     profile = "contract_gamerules"
 
 
-def test_entry_points_and_sizes():
-    from rummy_env import contract_gamerules_v0
-    from rummy_env.envs import contract_gamerules_v0 as inner
-
-    assert contract_gamerules_v0.env is inner.env and contract_gamerules_v0.raw_env is inner.raw_env
-    assert "contract_gamerules_v0" in (contract_gamerules_v0.__doc__ or "")
-    for n in (3, 4, 5):
-        a, b = contract_gamerules_v0.env(num_players=n), rummy_env.make("contract_gamerules", num_players=n)
-        assert type(a.unwrapped) is type(b.unwrapped) is contract_gamerules_v0.raw_env
-        assert a.possible_agents == b.possible_agents == [f"player_{i}" for i in range(n)]
-        u = b.unwrapped
-        assert "buy" not in u.layout.ranges and "pass" not in u.layout.ranges
-        assert "must_place" in u.observer.pieces.shapes
-        # B.2-1: 53 cards for 3-4 players, 106 for 5
-        assert u.rules.decks * 52 + u.rules.jokers == (106 if n == 5 else 53)
-    assert rummy_env.make("contract_gamerules").possible_agents == [f"player_{i}" for i in range(4)]
-
-
 @pytest.mark.parametrize("case", CASES)
-def test_render_ansi_text(case):
-    env = make_env(case, render_mode="ansi")
-    env.reset(seed=5)
-    text = env.render()
-    assert isinstance(text, str) and "Round 1" in text and "Hand:" in text
+def test_table_sizes(case):
+    """No buy window (no ``buy`` / ``pass`` ids), a ``must_place`` piece; B.2-1: 53 cards for 3-4 players, 106
+    for 5 (the entry points themselves: ``ProfileConformance.test_entry_points``)."""
+    u = make_env(case).unwrapped
+    assert "buy" not in u.layout.ranges and "pass" not in u.layout.ranges
+    assert "must_place" in u.observer.pieces.shapes
+    assert u.rules.decks * 52 + u.rules.jokers == (106 if case[1]["num_players"] == 5 else 53)
 
 
 @pytest.mark.parametrize("case", CASES)

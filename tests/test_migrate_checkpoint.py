@@ -3,20 +3,18 @@ contract_gamerules checkpoint loads at the current size."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from training_scripts import load_training_module
+
+from rummy_env.core.melds import group_spec_cards
+from rummy_env.engine.contract import layout_for
+from rummy_env.rules import get_rules
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "training"))
-
-from migrate_checkpoint import action_map  # noqa: E402
-
-from rummy_env.core.melds import group_spec_cards  # noqa: E402
-from rummy_env.engine.contract import layout_for  # noqa: E402
-from rummy_env.rules import get_rules  # noqa: E402
+action_map = load_training_module("migrate_checkpoint").action_map
 
 
 # the table sizes before the set joker named its suit (README history of contract_gamerules_v0)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import conformance
 import pytest
-from conformance import case_id, sweep_masks
+from conformance import sweep_masks
 
 from rummy_env.testing.fuzz import fuzz
 
@@ -26,9 +26,8 @@ def test_fuzz_with_the_switch_on(profile, field):
 
 
 @pytest.mark.parametrize("field", GAMERULES_SWITCHES)
-def test_gamerules_masks_exact_with_the_switch_on(field, monkeypatch):
-    case = ("contract_gamerules", {"num_players": 4, field: True})
-    monkeypatch.setitem(conformance._CASE_BY_ID, case_id(case), case)  # the rigged positions of this case too
+def test_gamerules_masks_exact_with_the_switch_on(field):
+    case = ("contract_gamerules", {"num_players": 4, field: True})  # its rigged positions are played with the switch
     runs = [(2, 0.9, {}), (5, 0.9, {"rounds": (7,)}), (6, 0.0, {"rounds": (7,)})]
     fig = sweep_masks(case, runs, per_round=3, p_rare=0.3, p_common=0.03, full_every=10, sample=60)
     assert not fig["mismatches"], "\n".join(fig["mismatches"][:20])

@@ -13,17 +13,20 @@ of the discard pile), so the tops of both piles are exactly what the test wrote.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections import Counter
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pytest
+import scenarios
+from scenarios import act, assert_rejected, declaring_discards, hand, idle_turn, kinds, names
+from scenarios import continental_scenario as scenario
 
 from rummy_env import continental_v0
 from rummy_env.core.cards import JOKER, NUM_KINDS, Shoe, card_str, counts_of, parse_card, parse_cards
-from rummy_env.engine import IllegalActionError, ScenarioError, load_state, new_state
+from rummy_env.engine import ScenarioError, load_state, new_state
 from rummy_env.engine.common import make_rng, shuffled
 from rummy_env.engine.continental import LAYOUT
 from rummy_env.engine.continental import load_state as load_continental
@@ -37,124 +40,10 @@ from rummy_env.rules.continental_hand import can_go_out
 #: section 08 of the document: "3♣–4♣–5♣, 6♠–7♠–8♠, 9♥–10♥–J♥, Q♦–K♦–A♦ и 9♣–10♣–J♣"
 EX08 = "3C 4C 5C 6S 7S 8S 9H 10H JH QD KD AD 9C 10C JC"
 EX08_MELDS = [["3C", "4C", "5C"], ["6S", "7S", "8S"], ["9H", "10H", "JH"], ["QD", "KD", "AD"], ["9C", "10C", "JC"]]
-RANK_ORDER = ["A", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]  # naturals only (no 2s)
 
 
-def names(text: str) -> list[str]:
-    """Canonical card strings of a space-separated list (``TH`` -> ``10H``)."""
-    return [card_str(k) for k in parse_cards(text)] if text.strip() else []
-
-
-def shoe_counter() -> Counter[str]:
-    """The 106-card shoe: two copies of each natural, two jokers."""
-    return Counter({card_str(k): 2 for k in range(NUM_KINDS)})  # 52 naturals x 2 + JK x 2
-
-
-def scenario(
-    hands: dict[int, str],
-    *,
-    stock: str = "",
-    discard: str | None = None,
-    rest: str = "stock",
-    dealer: int = 3,
-    phase: str = "draw",
-    turns_taken: list[int] | None = None,
-    n: int = 4,
-    deals: int = 1,
-    **extra: Any,
-) -> dict[str, Any]:
-    """A complete scenario: the given hands, filler hands elsewhere, every other card at the bottom of ``rest``."""
-    used: Counter[str] = Counter()
-    for h in hands.values():
-        used.update(names(h))
-    stock_l = names(stock)
-    disc_l = names(discard) if discard is not None else []
-    used.update(stock_l)
-    used.update(disc_l)
-    left = shoe_counter()
-    left.subtract(used)
-    assert min(left.values()) >= 0, f"test bug: the scenario places too many copies: {-left}"
-    pool = [f"{r}{s}" for r in RANK_ORDER for s in "CDHS" for _ in range(left[f"{r}{s}"])]
-    all_hands = []
-    for seat in range(n):
-        if seat in hands:
-            all_hands.append(names(hands[seat]))
-        else:
-            idx = list(range(15))
-            while can_go_out(counts_of(parse_cards([pool[i] for i in idx]))):
-                idx[-1] += 1  # swap the last card for a later one until the hand cannot go out
-            h = [pool[i] for i in idx]
-            pool = [c for i, c in enumerate(pool) if i not in idx]
-            all_hands.append(h)
-            left.subtract(h)
-    if discard is None:
-        disc_l = [pool[0]]
-        left.subtract(disc_l)
-    rest_cards = sorted(left.elements(), key=parse_card)
-    if rest == "stock":
-        stock_l = stock_l + rest_cards
-    else:
-        disc_l = disc_l + rest_cards
-    data: dict[str, Any] = {
-        "profile": "continental",
-        "round": 1,
-        "deals": deals,
-        "dealer": dealer,
-        "phase": phase,
-        "hands": all_hands,
-        "discard": disc_l,
-        "stock": stock_l,
-        "turns_taken": list(turns_taken) if turns_taken is not None else [1] * n,
-        "scores": [0] * n,
-    }
-    data.update(extra)
-    return data
-
-
-def load(data: dict[str, Any], **overrides: Any):
-    """``load_state`` with the scenario's number of players."""
-    return load_state(data, seed=0, num_players=len(data["hands"]), **overrides)
-
-
-def do(st, **info: Any) -> None:
-    """Apply the single legal action whose ``action_info`` contains ``info``."""
-    st.apply(st.find_action(**info))
-
-
-def kinds(st) -> list[str]:
-    """The kinds of the legal actions, sorted, without duplicates."""
-    return sorted({i["kind"] for _, i in st.legal_action_infos()})
-
-
-def hand_of(st, seat: int) -> list[str]:
-    return [card_str(k) for k in st.hand_cards(seat)]
-
-
-def idle_turn(st) -> None:
-    """Draw the stock top and discard that very card (without declaring, even if the 15 left are valid)."""
-    p = st.current_player
-    before = Counter(st.hand_cards(p))
-    deal = st.round
-    do(st, kind="draw_stock")
-    if st.round != deal or st.phase != "act":
-        return  # the draw ended the deal
-    (k,) = list((Counter(st.hand_cards(p)) - before).elements())
-    do(st, kind="discard", card=card_str(k))
-
-
-def declaring_discards(st) -> list[str]:
-    """The cards whose discard may declare (the 15 left are valid), in card order."""
-    return [i["card"] for _, i in st.legal_action_infos() if i["kind"] == "discard_declare"]
-
-
-def assert_rejected(st, action: int) -> None:
-    """C.1 / engine contract: an illegal action raises IllegalActionError and leaves the state unchanged."""
-    before = copy.deepcopy(st.to_json())
-    legal = list(st.legal_actions())
-    with pytest.raises(IllegalActionError):
-        st.apply(action)
-    assert st.to_json() == before
-    assert st.legal_actions() == legal
+#: the scenarios here are complete already (``continental_scenario``), and some are wrong on purpose
+load = partial(scenarios.load, full=False)
 
 
 def valid(text: str) -> bool:
@@ -238,8 +127,8 @@ def test_dealer_passes_left_after_a_win_and_after_drawn_deals():
     st = load(data, turn_cap=4)
     idle_turn(st)
     assert st.current_player == 1
-    do(st, kind="draw_stock")
-    do(st, kind="discard_declare", card="QS")
+    act(st, kind="draw_stock")
+    act(st, kind="discard_declare", card="QS")
     assert st.round_results[-1]["winner"] == 1
     # not the winner P1 but P0 (left of the old dealer P3) deals; P1, left of P0, moves first
     assert st.round == 2 and st.dealer == 0 and st.current_player == 1
@@ -256,7 +145,7 @@ def test_dealer_passes_left_after_exhausted_deal():
     # C.1-7 + C.1-2: a deal drawn by exhaustion ("nothing to recycle") still passes the deal left.
     st = new_state("continental", seed=5, rounds=2, **TINY)
     d = st.dealer
-    do(st, kind="draw_stock")
+    act(st, kind="draw_stock")
     assert st.round_results[-1]["reason"] == "exhausted"
     assert st.round == 2 and st.dealer == (d + 1) % 4 and st.current_player == (d + 2) % 4
 
@@ -296,7 +185,7 @@ def test_going_out_shapes(text, ok, why):
     assert ("declare" in kinds(st)) is ok, why
     assert valid(text) is ok
     if ok:
-        do(st, kind="declare", draw=False)
+        act(st, kind="declare", draw=False)
         res = st.round_results[-1]
         assert res["winner"] == 0
         lengths = sorted(len(m) for m in res["melds"])
@@ -307,7 +196,7 @@ def test_going_out_shapes(text, ok, why):
 def test_melds_of_a_six_stretch_are_cut():
     # C.1-4: "(so no run >5)": 3C..8C goes out as 3C-4C-5C + 6C-7C-8C.
     st = load(scenario({0: "3C 4C 5C 6C 7C 8C 3D 4D 5D 6D 7D 3H 4H 5H 6H"}, turns_taken=[0] * 4))
-    do(st, kind="declare", draw=False)
+    act(st, kind="declare", draw=False)
     melds = sorted(st.round_results[-1]["melds"])
     assert melds == sorted(
         [["3C", "4C", "5C"], ["6C", "7C", "8C"], ["3D", "4D", "5D", "6D", "7D"], ["3H", "4H", "5H", "6H"]]
@@ -318,7 +207,7 @@ def test_melds_of_a_six_stretch_are_cut():
 def test_wilds_declare_their_positions_in_the_melds():
     # C.1-3: "Each wild's position declared. ... A 2 may be declared at its own position"
     st = load(scenario({0: "3C JK 5C 6S 2H 8S 9H 10H JH QD KD 2D 9C 10C JC"}, turns_taken=[0] * 4))
-    do(st, kind="declare", draw=False)
+    act(st, kind="declare", draw=False)
     melds = st.round_results[-1]["melds"]
     # wilds are fungible: which of JK / 2H / 2D sits where is the engine's choice, the positions are not
     shapes = sorted([re.sub(r"^(JK|2[CDHS])\(", "*(", c) for c in m] for m in melds)
@@ -328,7 +217,7 @@ def test_wilds_declare_their_positions_in_the_melds():
     used = sorted(c.split("(")[0] for m in melds for c in m if "(" in c)
     assert used == ["2D", "2H", "JK"]
     st = load(scenario({0: "AC 2C 3C 6S 7S 8S 9H 10H JH QD KD AD 9C 10C JC"}, turns_taken=[0] * 4))
-    do(st, kind="declare", draw=False)
+    act(st, kind="declare", draw=False)
     assert ["AC", "2C", "3C"] in st.round_results[-1]["melds"]  # the 2 at its own place
 
 
@@ -349,7 +238,7 @@ def test_run_of_only_wilds_rejected_and_own_place_two_is_no_natural():
     assert_rejected(st, LAYOUT.DECLARE)
     st = load(scenario({0: SIX_NATURALS}, turns_taken=[0] * 4), **SIX_RUNS)
     assert "declare" in kinds(st)
-    do(st, kind="declare", draw=False)
+    act(st, kind="declare", draw=False)
     melds = st.round_results[-1]["melds"]
     assert len(melds) == 6
     assert all(any(not (c.startswith("2") or c.startswith("JK")) for c in m) for m in melds)
@@ -368,19 +257,19 @@ def test_turn_draw_stock_then_discard():
     # C.1-5: "Draw the stock top or the discard top; discard one card face up"
     # 04: "В свой ход возьмите только верх запаса или верх сброса, затем сбросьте одну карту открыто."
     st = load(scenario({}, stock="KS QS", discard="9D 8D", turns_taken=[0, 0, 0, 0]))
-    p0 = hand_of(st, 0)
+    p0 = hand(st, 0)
     assert st.current_player == 0 and st.phase == "draw"
-    assert kinds(st) == ["draw_discard", "draw_stock"]
+    assert kinds(st) == {"draw_discard", "draw_stock"}
     assert st.find_action(kind="draw_discard") and st.action_info(st.find_action(kind="draw_discard"))["card"] == "9D"
-    do(st, kind="draw_stock")
-    assert st.phase == "act" and st.hand_size[0] == 16 and "KS" in hand_of(st, 0)
-    assert kinds(st) == ["discard"] and len(st.legal_actions()) == len(set(hand_of(st, 0)))
-    do(st, kind="discard", card=p0[0])
+    act(st, kind="draw_stock")
+    assert st.phase == "act" and st.hand_size[0] == 16 and "KS" in hand(st, 0)
+    assert kinds(st) == {"discard"} and len(st.legal_actions()) == len(set(hand(st, 0)))
+    act(st, kind="discard", card=p0[0])
     assert st.hand_size[0] == 15 and st.to_json()["discard"][:3] == [p0[0], "9D", "8D"]
     assert st.current_player == 1 and st.phase == "draw" and st.turns_taken[0] == 1
     # P1 takes the discard top (only the top is reachable)
-    do(st, kind="draw_discard")
-    assert p0[0] in hand_of(st, 1) and st.to_json()["discard"][:1] == ["9D"]
+    act(st, kind="draw_discard")
+    assert p0[0] in hand(st, 1) and st.to_json()["discard"][:1] == ["9D"]
     assert st.to_json()["stock"][:1] == ["QS"]
 
 
@@ -396,31 +285,31 @@ def test_rediscard_of_the_taken_card_is_banned():
     # C.1-5: "discard one card face up (our resolution: not the card just taken from the discard pile)"
     # C.2-6: "Re-discard of the picked-up card: seed silent; forbidden by default"
     st = load(scenario({}, discard="9D"))
-    assert "9D" not in hand_of(st, 0)
-    do(st, kind="draw_discard")
+    assert "9D" not in hand(st, 0)
+    act(st, kind="draw_discard")
     assert "9D" not in [i.get("card") for _, i in st.legal_action_infos()]
     assert_rejected(st, LAYOUT.DISCARD + parse_card("9D"))
     # a card drawn from the stock may be discarded at once
     st = load(scenario({}, stock="9D"))
-    do(st, kind="draw_stock")
-    do(st, kind="discard", card="9D")
+    act(st, kind="draw_stock")
+    act(st, kind="discard", card="9D")
     assert st.current_player == 1
 
 
 def test_rediscard_ban_allows_the_other_copy():
     # C.2-6 reading (as A.2-4 in the contract engine): the ban is on the card taken; another copy may go.
     st = load(scenario({0: "9D 3C 3D 3H 6C 6D 6H 9C 9H QC QD QH KS KD KH"}, discard="9D"))
-    do(st, kind="draw_discard")
-    do(st, kind="discard", card="9D")
-    assert st.current_player == 1 and hand_of(st, 0).count("9D") == 1
+    act(st, kind="draw_discard")
+    act(st, kind="discard", card="9D")
+    assert st.current_player == 1 and hand(st, 0).count("9D") == 1
 
 
 def test_rediscard_ban_can_be_switched_off():
     # C.2-6 is a choice: the rules field forbid_rediscard (default True) switches it off.
     assert get_rules("continental").forbid_rediscard is True
     st = load(scenario({}, discard="9D"), forbid_rediscard=False)
-    do(st, kind="draw_discard")
-    do(st, kind="discard", card="9D")
+    act(st, kind="draw_discard")
+    act(st, kind="discard", card="9D")
     assert st.current_player == 1 and st.to_json()["discard"][0] == "9D"
 
 
@@ -431,11 +320,11 @@ def test_section_08_worked_example():
     # C.2-6: "the seed example's 2♦ is then a stock draw."
     st = load(scenario({0: EX08}, stock="2D"))
     assert st.turns_taken[0] == 1 and "declare" not in kinds(st)  # later than the first turn: must draw first
-    do(st, kind="draw_stock")
+    act(st, kind="draw_stock")
     # "сбросьте её и раскройте все 15": the discard and the declaration are one decision (the 2 could stand in for
     # any card of the five runs, so every discard may declare here; only the discard of 2D pays W = 10)
-    assert kinds(st) == ["discard", "discard_declare"] and len(declaring_discards(st)) == 16
-    do(st, kind="discard_declare", card="2D")
+    assert kinds(st) == {"discard", "discard_declare"} and len(declaring_discards(st)) == 16
+    act(st, kind="discard_declare", card="2D")
     res = st.round_results[-1]
     assert res["winner"] == 0 and res["reason"] == "out"
     assert res["payments"] == [33, -11, -11, -11]
@@ -449,16 +338,16 @@ def test_section_08_with_2d_from_the_discard_pile():
     # discarding a natural that the 2♦ replaces (2D(3C)-4C-5C), but then W = 1: 1 + 1 = 2 per opponent, not 11.
     # With forbid_rediscard=False the seed's wording works as written (33 / -11).
     st = load(scenario({0: EX08}, discard="2D"))
-    do(st, kind="draw_discard")
+    act(st, kind="draw_discard")
     assert_rejected(st, LAYOUT.DISCARD + parse_card("2D"))
     assert "3C" in declaring_discards(st) and "2D" not in declaring_discards(st)
-    do(st, kind="discard_declare", card="3C")
+    act(st, kind="discard_declare", card="3C")
     assert st.round_results[-1]["payments"] == [6, -2, -2, -2]
     clubs = next(m for m in st.round_results[-1]["melds"] if "4C" in m)
     assert len(clubs) == 3 and "5C" in clubs and any(c.startswith("2D(") for c in clubs)  # 2D(3C) or 2D(6C)
     st = load(scenario({0: EX08}, discard="2D"), forbid_rediscard=False)
-    do(st, kind="draw_discard")
-    do(st, kind="discard_declare", card="2D")
+    act(st, kind="draw_discard")
+    act(st, kind="discard_declare", card="2D")
     assert st.round_results[-1]["payments"] == [33, -11, -11, -11]
 
 
@@ -466,20 +355,20 @@ def test_declaring_is_optional_a_plain_discard_keeps_playing():
     # C.2-7: "Declaring is optional (a player may wait to improve W/S), but only right after his own discard, or
     # at first-turn start before drawing." 08: a valid 15 is held on a later turn, so the player did not declare.
     st = load(scenario({0: EX08}, stock="2D KS QS JS 10S"))
-    do(st, kind="draw_stock")
-    assert kinds(st) == ["discard", "discard_declare"] and "2D" in declaring_discards(st)
-    do(st, kind="discard", card="2D")  # "discard 2D" without declaring: the turn passes as after any discard
+    act(st, kind="draw_stock")
+    assert kinds(st) == {"discard", "discard_declare"} and "2D" in declaring_discards(st)
+    act(st, kind="discard", card="2D")  # "discard 2D" without declaring: the turn passes as after any discard
     assert st.current_player == 1 and st.phase == "draw" and st.round_results == []
-    assert hand_of(st, 0) == sorted(names(EX08), key=parse_card)
+    assert hand(st, 0) == sorted(names(EX08), key=parse_card)
     for _ in range(3):
         idle_turn(st)
     # P0 again, still holding the valid 15: no declaration before drawing on a later turn
     assert st.current_player == 0 and st.phase == "draw"
-    assert kinds(st) == ["draw_discard", "draw_stock"]
+    assert kinds(st) == {"draw_discard", "draw_stock"}
     assert_rejected(st, LAYOUT.DECLARE)
     top = st.stock[-1]
-    do(st, kind="draw_stock")
-    do(st, kind="discard_declare", card=card_str(top))
+    act(st, kind="draw_stock")
+    act(st, kind="discard_declare", card=card_str(top))
     assert st.round_results[-1]["payments"] == [33, -11, -11, -11]
 
 
@@ -489,7 +378,7 @@ def test_declare_mandatory_off_by_default_plain_discard_allowed():
     # C.2-7 and section 08 (a valid 15 held on a later turn) as optional: both variants of the discard are legal.
     assert get_rules("continental").declare_mandatory is False
     st = load(scenario({0: EX08}, stock="2D"))
-    do(st, kind="draw_stock")
+    act(st, kind="draw_stock")
     two = parse_card("2D")
     assert {LAYOUT.DISCARD + two, LAYOUT.DISCARD_DECLARE + two} <= set(st.legal_actions())
 
@@ -498,14 +387,14 @@ def test_declare_mandatory_on_forces_the_declaring_discard():
     # declare_mandatory=True reads section 04 as an instruction: a discard that leaves a valid 15 must declare
     # ("откройте сразу всё"); discards that leave an invalid 15 stay plain discards.
     st = load(scenario({0: EX08}, stock="KS"), declare_mandatory=True)
-    do(st, kind="draw_stock")
+    act(st, kind="draw_stock")
     ks = parse_card("KS")
     assert declaring_discards(st) == ["KS"]
     assert LAYOUT.DISCARD + ks not in st.legal_actions()
     assert_rejected(st, LAYOUT.DISCARD + ks)
     assert LAYOUT.DISCARD + parse_card("3C") in st.legal_actions()  # 15 left invalid: no declaration to force
     assert len(st.legal_actions()) == 16  # 15 plain discards + the declaring discard of K♠
-    do(st, kind="discard_declare", card="KS")
+    act(st, kind="discard_declare", card="KS")
     assert st.round_results[-1]["payments"] == [33, -11, -11, -11]
 
 
@@ -514,10 +403,10 @@ def test_declare_mandatory_keeps_the_first_turn_declaration_optional():
     # (may): even with declare_mandatory the dealt valid hand may draw instead; after drawing, discarding the
     # drawn card leaves the valid 15 again, which must then be declared (F = 7 instead of 10).
     st = load(scenario({0: EX08}, stock="KS", turns_taken=[0, 0, 0, 0]), declare_mandatory=True)
-    assert kinds(st) == ["declare", "draw_discard", "draw_stock"]
-    do(st, kind="draw_stock")
+    assert kinds(st) == {"declare", "draw_discard", "draw_stock"}
+    act(st, kind="draw_stock")
     assert_rejected(st, LAYOUT.DISCARD + parse_card("KS"))
-    do(st, kind="discard_declare", card="KS")
+    act(st, kind="discard_declare", card="KS")
     assert st.round_results[-1]["payments"] == [54, -18, -18, -18]
 
 
@@ -535,10 +424,10 @@ def test_declaring_discard_only_when_the_15_left_are_valid():
     # C.1-5: "If the remaining 15 form a valid hand the player may declare" -- only the discard of K♠ leaves
     # EX08; "discard 3C and declare" is refused and the plain discard passes the turn.
     st = load(scenario({0: EX08}, stock="KS"))
-    do(st, kind="draw_stock")
+    act(st, kind="draw_stock")
     assert declaring_discards(st) == ["KS"]
     assert_rejected(st, LAYOUT.DISCARD_DECLARE + parse_card("3C"))
-    do(st, kind="discard", card="3C")
+    act(st, kind="discard", card="3C")
     assert st.current_player == 1 and st.phase == "draw" and "discard_declare" not in kinds(st)
 
 
@@ -570,10 +459,10 @@ def test_first_turn_declaration_without_drawing_f10():
     # declare with no draw and no discard." C.1-6: "F = ... 10 if out at start of first turn without drawing"
     # 05: "выход без взятия в первый ход — 10 вместо 7"
     st = load(scenario({0: EX08}, turns_taken=[0, 0, 0, 0]))
-    assert kinds(st) == ["declare", "draw_discard", "draw_stock"]
+    assert kinds(st) == {"declare", "draw_discard", "draw_stock"}
     assert st.action_info(st.find_action(kind="declare")) == {"kind": "declare", "draw": False}
     assert st.payment(0, no_draw=True) == 21 and st.payment(0, no_draw=False) == 18
-    do(st, kind="declare", draw=False)
+    act(st, kind="declare", draw=False)
     res = st.round_results[-1]
     assert res["payments"] == [63, -21, -21, -21]  # 1 + W 10 + F 10
     assert st.hand_size[0] == 15  # no draw, no discard
@@ -583,14 +472,14 @@ def test_first_turn_declaration_of_a_later_seat():
     # C.1-5: "at the start of his own first turn" -- P2's first turn, after P0 and P1 have played.
     st = load(scenario({2: EX08}, turns_taken=[1, 1, 0, 0], active=2))
     assert st.current_player == 2 and "declare" in kinds(st)
-    do(st, kind="declare", draw=False)
+    act(st, kind="declare", draw=False)
     assert st.round_results[-1]["payments"] == [-21, -21, 63, -21]
 
 
 def test_first_turn_after_a_stock_draw_f7():
     # C.1-6: "F = 7 if out on own first turn after drawing" 05: "Первый ход добавляет 7"
     st = load(scenario({0: EX08}, stock="KS", turns_taken=[0, 0, 0, 0]))
-    do(st, kind="draw_stock")
+    act(st, kind="draw_stock")
     a = st.find_action(kind="discard_declare", card="KS")
     assert st.action_info(a) == {"kind": "discard_declare", "card": "KS"}
     st.apply(a)
@@ -600,8 +489,8 @@ def test_first_turn_after_a_stock_draw_f7():
 def test_first_turn_after_a_discard_pile_draw_f7():
     # C.2-3: "'First turn': the player's own first turn of the deal, whatever pile he drew from."
     st = load(scenario({0: EX08}, discard="QC", turns_taken=[0, 0, 0, 0]))
-    do(st, kind="draw_discard")
-    do(st, kind="discard_declare", card="9C")  # 10C-JC-QC replaces 9C-10C-JC
+    act(st, kind="draw_discard")
+    act(st, kind="discard_declare", card="9C")  # 10C-JC-QC replaces 9C-10C-JC
     res = st.round_results[-1]
     assert res["payments"] == [54, -18, -18, -18]
     assert ["10C", "JC", "QC"] in res["melds"]
@@ -610,15 +499,15 @@ def test_first_turn_after_a_discard_pile_draw_f7():
 def test_first_turn_pass_then_later_turn_f0():
     # C.1-6: "F = ... else 0": a player who did not declare on his first turn gets no F later.
     st = load(scenario({0: EX08}, stock="KS QS JS 10S 9S", turns_taken=[0, 0, 0, 0]))
-    do(st, kind="draw_stock")
-    do(st, kind="discard", card="KS")
+    act(st, kind="draw_stock")
+    act(st, kind="discard", card="KS")
     assert st.turns_taken[0] == 1
     for _ in range(3):
         idle_turn(st)
     assert st.current_player == 0 and "declare" not in kinds(st)
     assert st.payment(0, no_draw=True) == 11 and st.payment(0, no_draw=False) == 11
-    do(st, kind="draw_stock")
-    do(st, kind="discard_declare", card="9S")
+    act(st, kind="draw_stock")
+    act(st, kind="discard_declare", card="9S")
     assert st.round_results[-1]["payments"] == [33, -11, -11, -11]
 
 
@@ -648,9 +537,9 @@ def test_payment_arithmetic(text, pay, why):
     # вместо этих добавок начислите 10. ... Все 15 одной масти добавляют ещё 10."
     st = load(scenario({0: text}, stock="KS"))
     assert st.payment(0, no_draw=False) == pay
-    do(st, kind="draw_stock")
+    act(st, kind="draw_stock")
     assert "KS" in declaring_discards(st), why
-    do(st, kind="discard_declare", card="KS")
+    act(st, kind="discard_declare", card="KS")
     assert st.round_results[-1]["payments"] == [3 * pay, -pay, -pay, -pay]
     assert st.scores == [3 * pay, -pay, -pay, -pay]
 
@@ -658,15 +547,15 @@ def test_payment_arithmetic(text, pay, why):
 def test_payment_all_terms_together():
     # C.1-6 all four terms: 1 + W (JK = 2) + F 10 (no-draw first turn) + S 10 (hearts, JK takes the run's suit)
     st = load(scenario({1: "3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH 3H 4H JK"}, turns_taken=[1, 0, 0, 0], active=1))
-    do(st, kind="declare", draw=False)
+    act(st, kind="declare", draw=False)
     assert st.round_results[-1]["payments"] == [-23, 69, -23, -23]
 
 
 def test_payment_with_five_players():
     # C.1-6 zero-sum with 5 players: the winner receives 4 payments.
     st = load(scenario({0: EX08}, stock="2D", n=5, dealer=4))
-    do(st, kind="draw_stock")
-    do(st, kind="discard_declare", card="2D")
+    act(st, kind="draw_stock")
+    act(st, kind="discard_declare", card="2D")
     assert st.round_results[-1]["payments"] == [44, -11, -11, -11, -11]
 
 
@@ -708,9 +597,9 @@ def test_reshuffle_all_discards_but_the_top():
     st = load(data)
     old = st.to_json()["discard"]
     assert len(old) == 46 and old[0] == "9D"
-    before = Counter(hand_of(st, 0))
-    do(st, kind="draw_stock")
-    drawn = list((Counter(hand_of(st, 0)) - before).elements())
+    before = Counter(hand(st, 0))
+    act(st, kind="draw_stock")
+    drawn = list((Counter(hand(st, 0)) - before).elements())
     assert len(drawn) == 1
     assert st.to_json()["discard"] == ["9D"]
     assert len(st.stock) == 44
@@ -722,14 +611,14 @@ def test_reshuffle_only_when_a_draw_needs_it():
     # C.1-7: "Draw needed from empty stock" -- an empty stock alone triggers nothing; the top may still be taken.
     data = scenario({}, stock="KS", discard="9D", rest="discard")
     st = load(data)
-    do(st, kind="draw_stock")
-    do(st, kind="discard", card="KS")
+    act(st, kind="draw_stock")
+    act(st, kind="discard", card="KS")
     assert st.stock == [] and st.to_json()["discard"][:2] == ["KS", "9D"]
-    do(st, kind="draw_discard")  # P1 takes KS from the pile: still no reshuffle
-    assert st.stock == [] and "KS" in hand_of(st, 1)
-    do(st, kind="discard", card=hand_of(st, 1)[0])
+    act(st, kind="draw_discard")  # P1 takes KS from the pile: still no reshuffle
+    assert st.stock == [] and "KS" in hand(st, 1)
+    act(st, kind="discard", card=hand(st, 1)[0])
     top = st.to_json()["discard"][0]
-    do(st, kind="draw_stock")  # P2 needs a stock card: reshuffle now, the top stays
+    act(st, kind="draw_stock")  # P2 needs a stock card: reshuffle now, the top stays
     assert st.to_json()["discard"] == [top] and len(st.stock) == 46 - 1 - 1
     st.check_invariants()
 
@@ -741,17 +630,17 @@ def test_nothing_to_recycle_is_a_drawn_deal():
     st = new_state("continental", seed=5, rounds=1, **TINY)
     assert st.stock == [] and len(st.discard) == 1
     p = st.current_player
-    do(st, kind="draw_stock")
+    act(st, kind="draw_stock")
     res = st.round_results[-1]
     assert res["reason"] == "exhausted" and res["winner"] is None and res["payments"] == [0, 0, 0, 0]
     assert "melds" not in res and st.scores == [0, 0, 0, 0]
     assert st.phase == "game_over" and st.winners() == [0, 1, 2, 3]
     # taking the lone top is still allowed; the next player's stock draw then ends the deal
     st = new_state("continental", seed=5, rounds=1, **TINY)
-    do(st, kind="draw_discard")
-    do(st, kind="discard", card=hand_of(st, p)[0])
+    act(st, kind="draw_discard")
+    act(st, kind="discard", card=hand(st, p)[0])
     assert st.round_results == [] and st.current_player == (p + 1) % 4
-    do(st, kind="draw_stock")
+    act(st, kind="draw_stock")
     assert st.round_results[-1]["reason"] == "exhausted" and st.scores == [0, 0, 0, 0]
 
 
@@ -772,12 +661,12 @@ def test_turn_cap_ends_the_deal_as_drawn():
 def test_turn_cap_lets_the_last_turn_declare():
     # the cap counts completed turns: the capped turn's optional declaration (C.2-7) still comes first
     st = load(scenario({0: EX08}, stock="2D"), turn_cap=1)
-    do(st, kind="draw_stock")
-    do(st, kind="discard_declare", card="2D")
+    act(st, kind="draw_stock")
+    act(st, kind="discard_declare", card="2D")
     assert st.round_results[-1]["reason"] == "out" and st.scores == [33, -11, -11, -11]
     st = load(scenario({0: EX08}, stock="2D"), turn_cap=1)
-    do(st, kind="draw_stock")
-    do(st, kind="discard", card="2D")
+    act(st, kind="draw_stock")
+    act(st, kind="discard", card="2D")
     assert st.round_results[-1]["reason"] == "turn_cap" and st.scores == [0, 0, 0, 0]
 
 
@@ -806,16 +695,16 @@ def test_session_one_deal_per_player(n):
 def test_highest_balance_wins():
     # C.1-8: "Highest balance wins; tied leaders share." 06: "наибольший баланс выигрывает, равные лидеры делят"
     st = load(scenario({0: EX08}, stock="2D", scores=[-5, 10, 0, -5]))
-    do(st, kind="draw_stock")
-    do(st, kind="discard_declare", card="2D")
+    act(st, kind="draw_stock")
+    act(st, kind="discard_declare", card="2D")
     assert st.scores == [28, -1, -11, -16] and st.winners() == [0]
     assert st.returns() == [28.0, -1.0, -11.0, -16.0]
 
 
 def test_tied_leaders_share():
     st = load(scenario({0: EX08}, stock="2D", scores=[-11, 33, 0, -22]))
-    do(st, kind="draw_stock")
-    do(st, kind="discard_declare", card="2D")
+    act(st, kind="draw_stock")
+    act(st, kind="discard_declare", card="2D")
     assert st.scores == [22, 22, -11, -33] and st.winners() == [0, 1]
 
 
@@ -834,7 +723,7 @@ def test_illegal_actions_raise_and_leave_the_state_unchanged():
     assert_rejected(st, -1)
     for bad in ("draw", 1.5, None):
         assert_rejected(st, bad)  # type: ignore[arg-type]
-    do(st, kind="draw_stock")
+    act(st, kind="draw_stock")
     assert_rejected(st, LAYOUT.DRAW_STOCK)
     assert_rejected(st, LAYOUT.DRAW_DISCARD)
     assert_rejected(st, LAYOUT.DECLARE)
@@ -844,8 +733,8 @@ def test_illegal_actions_raise_and_leave_the_state_unchanged():
     assert_rejected(st, LAYOUT.DISCARD_DECLARE + st.hand_cards(0)[0])  # the 15 left are no valid hand
     # after the session: nothing is legal
     st = load(scenario({0: EX08}, stock="2D"))
-    do(st, kind="draw_stock")
-    do(st, kind="discard_declare", card="2D")
+    act(st, kind="draw_stock")
+    act(st, kind="discard_declare", card="2D")
     assert st.phase == "game_over"
     assert_rejected(st, LAYOUT.DRAW_STOCK)
 
@@ -903,21 +792,21 @@ def test_too_many_copies_raise():
 
 def test_old_declare_phase_is_refused_with_a_pointer_to_discard_declare():
     # issue 13: the declare phase of the first release is gone (it showed every seat a valid hidden hand)
-    for hand in ({}, {0: EX08}):
+    for hands in ({}, {0: EX08}):
         with pytest.raises(ScenarioError, match="discard_declare"):
-            load(scenario(hand, phase="declare"))
+            load(scenario(hands, phase="declare"))
 
 
 def test_json_round_trip():
     st = load(scenario({0: EX08}, stock="KS", turns_taken=[0, 0, 0, 0], deals=2))
-    do(st, kind="draw_stock")
+    act(st, kind="draw_stock")
     dumped = st.to_json()
     again = load_state(dumped, seed=0)
     assert again.to_json() == dumped
-    do(again, kind="discard_declare", card="KS")
+    act(again, kind="discard_declare", card="KS")
     assert again.round_results[-1]["payments"] == [54, -18, -18, -18]
     # the dumped generator makes the next deal identical
-    do(st, kind="discard_declare", card="KS")
+    act(st, kind="discard_declare", card="KS")
     assert again.to_json() == st.to_json()
 
 
@@ -978,7 +867,7 @@ def test_env_turn_cap_reports_and_pays_nothing():
 def test_json_round_trip_keeps_the_rediscard_ban():
     # C.2-6 survives a dump/load in the middle of a turn: the taken card is still banned after loading.
     st = load(scenario({}, discard="9D"))
-    do(st, kind="draw_discard")
+    act(st, kind="draw_discard")
     dumped = st.to_json()
     assert dumped["phase"] == "act" and dumped["taken_discard"] == "9D"
     again = load_state(dumped, seed=0)

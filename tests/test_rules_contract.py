@@ -14,139 +14,34 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from functools import partial
 from typing import Any
 
 import pytest
+import scenarios
+from scenarios import (
+    act,
+    card_name,
+    complete,
+    final,
+    hand,
+    infos,
+    kinds,
+    layoffs,
+    leftover,
+    melds_offered,
+    pen,
+    quiet_turn,
+    srt,
+    table_of,
+)
 
-from rummy_env.core.cards import JOKER, NUM_KINDS, Shoe, card_str, parse_card
+from rummy_env.core.cards import JOKER, Shoe, card_str, parse_card
 from rummy_env.engine import IllegalActionError, ScenarioError, load_state, new_state
 from rummy_env.engine.common import make_rng, shuffled
 
-# ----------------------------------------------------------------------------------------------------------------
-# Helpers
-# ----------------------------------------------------------------------------------------------------------------
-
-
-def _name(text: str) -> str:
-    """Canonical name of a card string (``JK(6D)`` -> ``JK``, ``TH`` -> ``10H``)."""
-    return "JK" if text.upper().startswith("JK") else card_str(parse_card(text))
-
-
-def _key(text: str) -> int:
-    return JOKER if text.upper().startswith("JK") else parse_card(text)
-
-
-def srt(cards: list[str]) -> list[str]:
-    """Card names in the engine's hand order (by kind, jokers last)."""
-    return sorted((_name(c) for c in cards), key=_key)
-
-
-def pen(cards: list[str]) -> int:
-    """Penalty of cards left in hand, straight from A.1-15: 2-10 pip value, J/Q/K 10, A 15, JK 15."""
-    total = 0
-    for c in cards:
-        name = _name(c)
-        rank = name[:-1]
-        if name == "JK" or rank == "A":
-            total += 15
-        elif rank in ("J", "Q", "K"):
-            total += 10
-        else:
-            total += int(rank)
-    return total
-
-
-def leftover(scen: dict[str, Any]) -> list[str]:
-    """Cards of the 2x52+3JK shoe that the scenario does not place anywhere (in kind order)."""
-    used: Counter[str] = Counter()
-    for hand in scen["hands"]:
-        used.update(_name(c) for c in hand)
-    for meld in scen.get("table", []):
-        used.update(_name(c) for c in meld["cards"])
-    for key in ("discard", "stock"):
-        used.update(_name(c) for c in scen.get(key, []))
-    rest: list[str] = []
-    for k in range(NUM_KINDS):
-        name = card_str(k)
-        rest += [name] * ((3 if k == JOKER else 2) - used[name])
-    return rest
-
-
-def complete(scen: dict[str, Any], into: str = "stock") -> dict[str, Any]:
-    """Place every unplaced card at the bottom of ``into`` so both piles are fully given (tops as written)."""
-    scen = copy.deepcopy(scen)
-    scen.setdefault("stock", [])
-    scen.setdefault("discard", [])
-    scen[into] = scen[into] + leftover(scen)
-    return scen
-
-
-def scenario(hands: list[list[str]], **kw: Any) -> dict[str, Any]:
-    """A contract scenario: round 2, dealer P3, P0 to draw, no melds, scores 0 (override with keywords)."""
-    data: dict[str, Any] = {
-        "profile": "contract",
-        "round": 2,
-        "dealer": 3,
-        "phase": "draw",
-        "hands": [list(h) for h in hands],
-        "table": [],
-        "opened": [],
-        "scores": [0, 0, 0, 0],
-        "rigged": True,  # scripted short hands, not dealt ones
-    }
-    data.update(kw)
-    return data
-
-
-def act(s, **info: Any) -> int:
-    """Apply the unique legal action matching ``info``; returns its id."""
-    a = s.find_action(**info)
-    s.apply(a)
-    return a
-
-
-def infos(s, kind: str | None = None) -> list[dict[str, Any]]:
-    """Infos of the legal actions (optionally only those of one kind)."""
-    return [i for _, i in s.legal_action_infos() if kind is None or i["kind"] == kind]
-
-
-def kinds(s) -> set[str]:
-    """Kinds of the legal actions."""
-    return {i["kind"] for i in infos(s)}
-
-
-def hand(s, seat: int) -> list[str]:
-    """Seat's hand as card names in engine order."""
-    return s.to_json()["hands"][seat]
-
-
-def melds_offered(s) -> set[tuple[str, tuple[str, ...]]]:
-    """(group|run, sorted cards) of every legal meld action."""
-    return {(i["meld"], tuple(sorted(i["cards"]))) for i in infos(s, "meld")}
-
-
-def layoffs(s) -> set[tuple[str, int, int, str | None]]:
-    """(card, seat, meld, end) of every legal lay-off."""
-    return {(i["card"], i["seat"], i["meld"], i["end"]) for i in infos(s, "lay_off")}
-
-
-def table_of(s, seat: int) -> list[list[str]]:
-    """Cards (with joker declarations) of ``seat``'s melds, in meld order."""
-    return [m["cards"] for m in s.to_json()["table"] if m["owner"] == seat]
-
-
-def quiet_turn(s, discard: str) -> None:
-    """The active player draws the stock top, every offered buyer passes, then he discards ``discard``."""
-    act(s, kind="draw_stock")
-    while s.phase == "buy":
-        act(s, kind="pass")
-    act(s, kind="discard", card=discard)
-
-
-def final(**kw: Any) -> dict[str, Any]:
-    """Keys that make the loaded round the last of the session (so the state stops at game_over)."""
-    return {"rounds": [kw.get("round", 2)], "round_index": 0}
-
+PROFILE = "contract"
+scenario = partial(scenarios.scenario, PROFILE)
 
 # Melds a seat that opened in round 2 (group + run) has on the table in several tests.
 OWN_R2 = [
@@ -329,7 +224,7 @@ def test_wrap_around_run_is_never_offered():
     offered = infos(s, "meld")
     assert offered  # A-2-3-JK(4) and friends exist
     for i in offered:
-        ranks = {_name(c)[:-1] for c in i["cards"] if not c.startswith("JK")}
+        ranks = {card_name(c)[:-1] for c in i["cards"] if not c.startswith("JK")}
         assert not ({"K", "2"} <= ranks), i
     with pytest.raises(ScenarioError):
         load_state(
@@ -987,7 +882,7 @@ def test_opened_player_may_buy_and_order_follows_active_seat():
 def test_round7_go_out_with_three_runs_no_discard():
     h0 = ["3H", "4H", "5H", "6H", "8H", "9H", "10H", "JH", "4S", "5S", "6S", "7S", "8S"]
     hands = [h0, ["KC", "AH", "5D", "JK"], ["2C", "3C"], ["QS"]]
-    s = load_state(scenario(hands, round=7, phase="act", discard=["9D", "2D"], **final(round=7)))
+    s = load_state(scenario(hands, round=7, phase="act", discard=["9D", "2D"], **final(7)))
     assert infos(s, "go_out") == [{"kind": "go_out"}]
     assert infos(s, "meld") == [] and infos(s, "lay_off") == []
     act(s, kind="go_out")
@@ -1030,7 +925,7 @@ def test_round7_go_out_with_a_bought_hand():
                 current_player=3,
                 discard=["4H", "KS"],
                 stock=["5H", "KS", "6H"],
-                **final(round=7),
+                **final(7),
             )
         )
     )
@@ -1224,7 +1119,7 @@ def test_scoring_section_08_example_and_totals_accumulate():
 # turn_cap=1 ends the last round after P0's turn; P0: 10 + (3C KD)=13 -> 23, P1: 14 + 9 -> 23.
 def test_lowest_total_wins_and_ties_share():
     hands = [["2C", "3C"], ["4C", "5C"], ["AC", "AD"], ["KC"]]
-    s = load_state(scenario(hands, round=7, discard=["KD"], scores=[10, 14, 0, 20], **final(round=7)), turn_cap=1)
+    s = load_state(scenario(hands, round=7, discard=["KD"], scores=[10, 14, 0, 20], **final(7)), turn_cap=1)
     act(s, kind="draw_discard")
     act(s, kind="discard", card="2C")
     assert s.is_terminal()

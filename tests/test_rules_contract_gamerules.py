@@ -15,165 +15,38 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from typing import Any
+from functools import partial
 
 import pytest
+import scenarios
+from scenarios import (
+    act,
+    complete,
+    discards,
+    final,
+    hand,
+    infos,
+    kinds,
+    layoffs,
+    leftover,
+    load,
+    melds_offered,
+    pen,
+    pickups,
+    quiet_turn,
+    srt,
+    table_of,
+)
 
-from rummy_env.core.cards import JOKER, NUM_KINDS, Shoe, card_str, parse_card
+from rummy_env.core.cards import JOKER, Shoe, card_str, parse_card
 from rummy_env.engine import IllegalActionError, ScenarioError, load_state, new_state
 from rummy_env.engine.common import make_rng, shuffled
 from rummy_env.rules import CONTRACT_GAMERULES, get_rules
 
 PROFILE = "contract_gamerules"
 
-# ----------------------------------------------------------------------------------------------------------------
-# Helpers
-# ----------------------------------------------------------------------------------------------------------------
-
-
-def _name(text: str) -> str:
-    """Canonical name of a card string (``JK(6D)`` -> ``JK``, ``TH`` -> ``10H``)."""
-    return "JK" if text.upper().startswith("JK") else card_str(parse_card(text))
-
-
-def _key(text: str) -> int:
-    return JOKER if text.upper().startswith("JK") else parse_card(text)
-
-
-def srt(cards: list[str]) -> list[str]:
-    """Card names in the engine's hand order (by kind, jokers last)."""
-    return sorted((_name(c) for c in cards), key=_key)
-
-
-def pen(cards: list[str]) -> int:
-    """Penalty of cards left in hand, straight from B.1-14: 2-10 pip value, J/Q/K 10, A 15, JK 15."""
-    total = 0
-    for c in cards:
-        name = _name(c)
-        rank = name[:-1]
-        if name == "JK" or rank == "A":
-            total += 15
-        elif rank in ("J", "Q", "K"):
-            total += 10
-        else:
-            total += int(rank)
-    return total
-
-
-def shoe_counts(n: int) -> Counter[str]:
-    """B.1-1 / B.2-1: 52 + 1 JK for 3-4 players, 2 x 52 + 2 JK for 5 players."""
-    copies, jokers = (2, 2) if n == 5 else (1, 1)
-    return Counter({card_str(k): copies for k in range(52)} | {"JK": jokers})
-
-
-def leftover(scen: dict[str, Any]) -> list[str]:
-    """Cards of the shoe that the scenario does not place anywhere (in kind order)."""
-    used: Counter[str] = Counter()
-    for h in scen["hands"]:
-        used.update(_name(c) for c in h)
-    for meld in scen.get("table", []):
-        used.update(_name(c) for c in meld["cards"])
-    for key in ("discard", "stock"):
-        used.update(_name(c) for c in scen.get(key, []))
-    full = shoe_counts(scen["num_players"])
-    rest: list[str] = []
-    for k in range(NUM_KINDS):
-        name = card_str(k)
-        rest += [name] * (full[name] - used[name])
-    return rest
-
-
-def complete(scen: dict[str, Any], into: str = "stock") -> dict[str, Any]:
-    """Place every unplaced card at the bottom of ``into`` so both piles are fully given (tops as written)."""
-    scen = copy.deepcopy(scen)
-    scen.setdefault("stock", [])
-    scen.setdefault("discard", [])
-    scen[into] = scen[into] + leftover(scen)
-    return scen
-
-
-def scenario(hands: list[list[str]], **kw: Any) -> dict[str, Any]:
-    """A scenario: ``len(hands)`` players, round 2, dealer the last seat (P0 to draw), no melds, scores 0."""
-    n = len(hands)
-    data: dict[str, Any] = {
-        "profile": PROFILE,
-        "num_players": n,
-        "round": 2,
-        "dealer": n - 1,
-        "phase": "draw",
-        "hands": [list(h) for h in hands],
-        "table": [],
-        "opened": [],
-        "scores": [0] * n,
-        "rigged": True,  # scripted short hands, not dealt ones
-    }
-    data.update(kw)
-    return data
-
-
-def load(scen: dict[str, Any], full: bool = True, **rules: Any):
-    """Load a scenario (completed so the piles' tops are as written) with the matching player count (and rule
-    overrides ``rules``)."""
-    return load_state(complete(scen) if full else scen, seed=0, num_players=scen["num_players"], **rules)
-
-
-def act(s, **info: Any) -> int:
-    """Apply the unique legal action matching ``info``; returns its id."""
-    a = s.find_action(**info)
-    s.apply(a)
-    return a
-
-
-def infos(s, kind: str | None = None) -> list[dict[str, Any]]:
-    """Infos of the legal actions (optionally only those of one kind)."""
-    return [i for _, i in s.legal_action_infos() if kind is None or i["kind"] == kind]
-
-
-def kinds(s) -> set[str]:
-    """Kinds of the legal actions."""
-    return {i["kind"] for i in infos(s)}
-
-
-def hand(s, seat: int) -> list[str]:
-    """Seat's hand as card names in engine order."""
-    return s.to_json()["hands"][seat]
-
-
-def melds_offered(s) -> set[tuple[str, tuple[str, ...]]]:
-    """(group|run, sorted cards) of every legal meld action."""
-    return {(i["meld"], tuple(sorted(i["cards"]))) for i in infos(s, "meld")}
-
-
-def layoffs(s) -> set[tuple[str, int, int, str | None]]:
-    """(card, seat, meld, end) of every legal lay-off."""
-    return {(i["card"], i["seat"], i["meld"], i["end"]) for i in infos(s, "lay_off")}
-
-
-def discards(s) -> set[str]:
-    """Cards the player may discard now."""
-    return {i["card"] for i in infos(s, "discard")}
-
-
-def pickups(s) -> set[tuple[int, str]]:
-    """(depth, card) of every legal deep pickup."""
-    return {(i["depth"], i["card"]) for i in infos(s, "pickup")}
-
-
-def table_of(s, seat: int) -> list[list[str]]:
-    """Cards (with joker declarations) of ``seat``'s melds, in meld order."""
-    return [m["cards"] for m in s.to_json()["table"] if m["owner"] == seat]
-
-
-def final(rnd: int = 2) -> dict[str, Any]:
-    """Keys that make the loaded round the last of the session (so the state stops at game_over)."""
-    return {"rounds": [rnd], "round_index": 0}
-
-
-def quiet_turn(s) -> None:
-    """The active player draws the stock top and discards the first card he may discard."""
-    act(s, kind="draw_stock")
-    assert s.phase == "act"
-    s.apply(s.find_action(**infos(s, "discard")[0]))
+scenario = partial(scenarios.scenario, PROFILE)
+shoe_counts = partial(scenarios.shoe_counts, PROFILE)
 
 
 # ----------------------------------------------------------------------------------------------------------------

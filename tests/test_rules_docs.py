@@ -11,19 +11,17 @@
 from __future__ import annotations
 
 import ast
-import copy
 import dataclasses
 import json
 import re
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
+from scenarios import complete
 
-from rummy_env.core.cards import NUM_KINDS, Shoe, card_str
 from rummy_env.engine import load_state
-from rummy_env.rules import PROFILES, get_rules
+from rummy_env.rules import PROFILES
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES_DIR = ROOT / "docs" / "rules"
@@ -164,31 +162,6 @@ def _example(profile: str) -> dict[str, Any]:
     return json.loads(m.group(1))
 
 
-def _name(text: str) -> str:
-    return "JK" if text.upper().startswith("JK") else text.upper()
-
-
-def complete_scenario(scen: dict[str, Any]) -> dict[str, Any]:
-    """The scenario with every card of the shoe it does not place added under the listed stock, in card order."""
-    scen = copy.deepcopy(scen)
-    rules = get_rules(scen["profile"], **({"num_players": len(scen["hands"])}))
-    copies = Shoe(rules.decks, rules.jokers).copies_list()
-    used: Counter[str] = Counter()
-    for hand in scen["hands"]:
-        used.update(_name(c) for c in hand)
-    for meld in scen.get("table", []):
-        used.update(_name(c) for c in meld["cards"])
-    for key in ("discard", "stock"):
-        used.update(_name(c) for c in scen.get(key, []))
-    rest = []
-    for k in range(NUM_KINDS):
-        name = card_str(k)
-        rest += [name] * (copies[k] - used[name])
-    scen.setdefault("discard", [])
-    scen["stock"] = list(scen.get("stock", [])) + rest
-    return scen
-
-
 def _apply_step(state: Any, step: dict[str, Any]) -> None:
     want = dict(step)
     seat = want.pop("seat")
@@ -218,7 +191,7 @@ def test_worked_example(profile: str) -> None:
     # each document: "one worked example ... with hands, actions, and the exact outcome"
     ex = _example(profile)
     assert ex["scenario"]["profile"] == profile
-    state = load_state(complete_scenario(ex["scenario"]))
+    state = load_state(complete(ex["scenario"]))
     for step in ex["steps"]:
         _apply_step(state, step)
     results = state.round_results
