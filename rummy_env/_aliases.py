@@ -68,4 +68,5 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
 def install() -> None:
     """Put the finder on ``sys.meta_path`` (once)."""
     if not any(isinstance(f, _AliasFinder) for f in sys.meta_path):
-        sys.meta_path.append(_AliasFinder())
+        # first, so that a stale folder of an old install (rummy_env/profiles/) cannot shadow an alias
+        sys.meta_path.insert(0, _AliasFinder())

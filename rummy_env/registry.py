@@ -17,6 +17,7 @@ env or torch (the layers below never import it; ``rummy_env.engine.new_state`` a
 | ``unit`` / ``units`` | round / rounds | round / rounds | deal / deals |
 | players (default) | 4..4 (4) | 3..5 (4) | 4..5 (4) |
 | env module | ``contract_v0`` | ``contract_gamerules_v0`` | ``continental_v0`` |
+| ``fuzz_oracles`` | True | False | False |
 """
 
 from __future__ import annotations
@@ -48,14 +49,16 @@ class Game:
     env_module: str
     pettingzoo_id: str
     gymnasium_id: str
-    #: the rule document (``../shared/rules``-style file name) and the doc page in ``docs/rules``
-    rule_document: str
+    #: the profile's rules page in the repository (the rule text, resolutions and worked examples)
+    rules_doc: str
     #: the score a session accumulates: its name, and whether lower is better (penalties) or higher (payments)
     score_name: str
     lower_is_better: bool
     #: one unit of a session, singular and plural (``round`` / ``rounds``; continental's ``deal`` / ``deals``)
     unit: str
     units: str
+    #: ``rummy fuzz`` checks every transition against independent rule oracles (``rummy_env.testing.invariants``)
+    fuzz_oracles: bool = False
     #: rules overrides implied by a player count (B.2-1: five players of ``contract_gamerules`` use 2 decks)
     pack_for_players: dict[int, dict[str, Any]] = field(default_factory=dict, compare=False)
     #: import paths (``module:name``) of the base rules object, engine state class and scenario loader
@@ -177,7 +180,8 @@ GAMES: dict[str, Game] = {
             env_module="contract_v0",
             pettingzoo_id="rummy_env/contract-v0",
             gymnasium_id="rummy_env/Contract-v0",
-            rule_document="000_52f7e91ddad94e3a.txt",
+            rules_doc="docs/rules/contract.md",
+            fuzz_oracles=True,
             rules_path="rummy_env.rules.contract:CONTRACT",
             **_CONTRACT_COMMON,
         ),
@@ -187,7 +191,7 @@ GAMES: dict[str, Game] = {
             env_module="contract_gamerules_v0",
             pettingzoo_id="rummy_env/contract_gamerules-v0",
             gymnasium_id="rummy_env/ContractGamerules-v0",
-            rule_document="003",
+            rules_doc="docs/rules/contract_gamerules.md",
             rules_path="rummy_env.rules.contract:CONTRACT_GAMERULES",
             pack_for_players={5: {"decks": 2, "jokers": 2}},
             **_CONTRACT_COMMON,
@@ -199,7 +203,7 @@ GAMES: dict[str, Game] = {
             env_module="continental_v0",
             pettingzoo_id="rummy_env/continental-v0",
             gymnasium_id="rummy_env/Continental-v0",
-            rule_document="004",
+            rules_doc="docs/rules/continental.md",
             score_name="payment",
             lower_is_better=False,
             unit="deal",

@@ -44,6 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from rummy_env.engine.continental import LAYOUT  # noqa: E402
 from rummy_env.models.checkpoints import CheckpointError, checkpoint_paths, read_metadata, save_checkpoint, sha256_file  # noqa: E402
 
+#: the one profile whose checkpoints this script migrates
+MIGRATES = "continental"
 OLD_NUM_ACTIONS = 57
 OLD_DISCARD, OLD_DECLARE, OLD_PASS = 2, 55, 56
 #: median declare - pass logit gap of the shipped checkpoint in the old declare phase (see the module docstring)
@@ -77,8 +79,8 @@ def migrate(src: str, out: str | None = None, declare_bias: float = DEFAULT_DECL
     from rummy_env.models.policy import build_policy
 
     meta = read_metadata(src)  # hash and header checks; no env checks (the env is the new one)
-    if meta["profile"] != "continental":
-        raise CheckpointError(f"{src}: profile {meta['profile']!r}; this script migrates continental checkpoints")
+    if meta["profile"] != MIGRATES:
+        raise CheckpointError(f"{src}: profile {meta['profile']!r}; this script migrates {MIGRATES} checkpoints")
     if meta["num_actions"] != OLD_NUM_ACTIONS:
         raise CheckpointError(
             f"{src}: {meta['num_actions']} actions; expected the old table's {OLD_NUM_ACTIONS} "

@@ -27,20 +27,17 @@ from ..core.melds import (
 from .policies import classifier
 from .tally import Counts
 
-#: the games whose rules the oracles below encode (A.1/A.2 of docs/rules/contract.md). Stands in for a field of
-#: the registry's ``Game`` descriptor (``Game.fuzz_oracles: bool``); ``has_rule_oracles`` prefers that field
-#: once the descriptor has it.
-_GAMES_WITH_ORACLES = frozenset({"contract"})
 #: rule overrides the oracles follow (any other override turns them off: the rules are no longer A.1/A.2)
 ORACLE_OVERRIDES = frozenset({"turn_cap"})
 
 
 def has_rule_oracles(profile: str, overrides: dict[str, Any]) -> bool:
-    """Whether ``ContractOracles`` applies to sessions of ``profile`` with these rule overrides."""
+    """Whether ``ContractOracles`` (the A.1/A.2 rules of docs/rules/contract.md) applies to sessions of
+    ``profile`` with these rule overrides: the descriptor's ``fuzz_oracles`` and no override but ``turn_cap``."""
     from ..registry import game
 
     g = game(profile)
-    return bool(getattr(g, "fuzz_oracles", g.id in _GAMES_WITH_ORACLES)) and set(overrides) <= ORACLE_OVERRIDES
+    return g.fuzz_oracles and set(overrides) <= ORACLE_OVERRIDES
 
 
 class FuzzViolation(AssertionError):

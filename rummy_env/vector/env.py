@@ -93,7 +93,7 @@ class VectorEnv:
         self.reward_scale = REWARD_SCALE
         rounds = config.pop("rounds", None)
         if "deals" in config:
-            if self.game.family != "continental":
+            if self.game.units != "deals":  # the old spelling exists where a unit of the session is a deal
                 raise VectorConfigError(f"deals= is continental's old spelling of rounds=; profile {profile!r} "
                                         "takes rounds=")
             from ..engine.continental import deprecated_deals
