@@ -258,6 +258,8 @@ def _cmd_play(args: Any) -> int:
 
 def add_play_command(sub: Any) -> None:
     """Add ``rummy play`` to the ``rummy`` sub-command parser ``sub``."""
+    from ..evaluation.tournament import add_session_length_arguments
+
     p = sub.add_parser("play", help="play a session in the terminal against bots")
     p.add_argument("--profile", default="contract", help="profile to play (default contract)")
     p.add_argument(
@@ -268,14 +270,7 @@ def add_play_command(sub: Any) -> None:
     )
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     p.add_argument("--seed", type=int, default=0, help="deal seed (default 0)")
-    p.add_argument(
-        "--rounds",
-        type=int,
-        nargs="+",
-        default=None,
-        help="session length: contract profiles, the round numbers to play (1 2 ...); continental, one number of deals",
-    )
-    p.add_argument("--deals", type=int, default=None, help="continental: old spelling of --rounds (deals per session)")
+    add_session_length_arguments(p)
     p.add_argument("--scenario", default=None, help="JSON file: start from this position (README 'JSON state')")
     p.set_defaults(func=_cmd_play)
 

@@ -652,6 +652,18 @@ def _cmd_tournament(args: Any) -> int:
     return 0
 
 
+def add_session_length_arguments(p: Any) -> None:
+    """``--rounds`` / ``--deals`` (read by ``env_config_from_args``), shared by ``rummy tournament`` and ``rummy play``."""
+    p.add_argument(
+        "--rounds",
+        type=int,
+        nargs="+",
+        default=None,
+        help="session length: contract profiles, the round numbers to play (1 2 ...); continental, one number of deals",
+    )
+    p.add_argument("--deals", type=int, default=None, help="continental: old spelling of --rounds (deals per session)")
+
+
 def add_tournament_command(sub: Any) -> None:
     """Add ``rummy tournament`` to the ``rummy`` sub-command parser ``sub``."""
     p = sub.add_parser(
@@ -668,14 +680,7 @@ def add_tournament_command(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1; results do not change)")
     p.add_argument("--num-players", type=int, default=None, help="seats per table (default: the profile's)")
-    p.add_argument(
-        "--rounds",
-        type=int,
-        nargs="+",
-        default=None,
-        help="session length: contract profiles, the round numbers to play (1 2 ...); continental, one number of deals",
-    )
-    p.add_argument("--deals", type=int, default=None, help="continental: old spelling of --rounds (deals per session)")
+    add_session_length_arguments(p)
     p.add_argument("--no-duplicate", action="store_true", help="fresh shoes for every session (no duplicate deals)")
     p.add_argument("--out", default=None, help="folder for tournament.json, CSV files and ratings.png")
     p.add_argument("--no-chart", action="store_true", help="do not draw ratings.png")
@@ -686,6 +691,7 @@ def add_tournament_command(sub: Any) -> None:
 __all__ = [
     "SessionPlan",
     "add_tournament_command",
+    "add_session_length_arguments",
     "env_config_from_args",
     "SessionRunner",
     "check_entrants",
