@@ -210,7 +210,7 @@ def choose_action(
     if rng.random() < bias:
         pref = [a for a, k in kinds.items() if k in PREFERRED_KINDS]
         if not pref and lookahead and len(legal) <= 64:
-            pref = _lookahead(u.state_, [int(a) for a in legal])
+            pref = _lookahead(u._state, [int(a) for a in legal])
         if pref:
             return int(rng.choice(pref))
     return int(rng.choice(legal))
@@ -276,7 +276,7 @@ def check_mask_exact(env: Any, mask: np.ndarray, rng: np.random.Generator, full:
     ``full``: try every unmasked action; otherwise ``sample`` of them at random. Returns counts and mismatches.
     """
     u = env.unwrapped
-    st = u.state_
+    st = u._state
     before = st.to_json()
     mismatches: list[str] = []
     legal = [int(a) for a in np.flatnonzero(mask)]
@@ -377,7 +377,7 @@ def check_hidden(
     observation (both show that the check has power).
     """
     u = env.unwrapped
-    st = u.state_
+    st = u._state
     before = st.to_json()
     problems: list[str] = []
     opp_changed = 0
@@ -387,12 +387,12 @@ def check_hidden(
         obs = u.observe(agent)
         others = {a: u.observe(a)["observation"] for a in u.possible_agents if a != agent}
         res = st.resample_hidden(seat, rng)
-        u.state_ = res
+        u._state = res
         try:
             obs2 = u.observe(agent)
             others2 = {a: u.observe(a)["observation"] for a in others}
         finally:
-            u.state_ = st
+            u._state = st
         if not np.array_equal(obs["observation"], obs2["observation"]):
             diff = np.flatnonzero(obs["observation"] != obs2["observation"])
             names = sorted({n for i in diff for n, sl in _piece_slices(u) if sl.start <= i < sl.stop})
@@ -446,12 +446,12 @@ def check_hidden(
 
 def _seat_view(u: Any, state: Any, agent: str) -> tuple[int, np.ndarray, np.ndarray]:
     """(player to move, observation, mask) of ``agent`` in ``state`` (the env's own state is put back)."""
-    st = u.state_
-    u.state_ = state
+    st = u._state
+    u._state = state
     try:
         obs = u.observe(agent)
     finally:
-        u.state_ = st
+        u._state = st
     return state.current_player, obs["observation"], obs["action_mask"]
 
 
@@ -471,7 +471,7 @@ def check_hidden_forward(
     the observer moved holding different cards in the two worlds (where a leak of his hidden cards would show).
     """
     u = env.unwrapped
-    st = u.state_
+    st = u._state
     problems: list[str] = []
     compared = opp_moves = 0
     for seat, agent in enumerate(u.possible_agents):
@@ -547,7 +547,7 @@ def check_observation(env: Any, agent: str, obs: dict[str, np.ndarray], rng: np.
         bad = np.flatnonzero(~np.isfinite(vec) | (vec < 0))
         names = sorted({n for i in bad for n, sl in _piece_slices(u) if sl.start <= i < sl.stop})
         problems.append(f"observation outside its space (bad entries {bad[:10]} in pieces {names})")
-    legal = u.state_.legal_actions()
+    legal = u._state.legal_actions()
     if sorted(np.flatnonzero(mask).tolist()) != sorted(legal):
         problems.append("mask differs from the engine's legal actions")
     info = u.infos.get(agent, {})
@@ -589,7 +589,7 @@ def check_action_info(env: Any, action: int) -> list[str]:
     """``action_info`` of a legal action has the documented keys for its kind (per profile) and its cards parse."""
     u = env.unwrapped
     spec = spec_of(env)
-    st = u.state_
+    st = u._state
     info = u.action_info(action)
     kind = info.get("kind")
     if kind not in spec.action_keys:
@@ -682,8 +682,8 @@ def play_session(
     env.reset(seed=seed, options=options)
     rng = np.random.default_rng(seed + 104729)
     u = env.unwrapped
-    start_results = len(u.state_.round_results)
-    start_scores = list(u.state_.scores)
+    start_results = len(u._state.round_results)
+    start_scores = list(u._state.scores)
     via_last: Counter[str] = Counter()
     via_rewards: Counter[str] = Counter()
     final_seen: Counter[str] = Counter()
@@ -704,7 +704,7 @@ def play_session(
         "rewards": dict(via_rewards),
         "final_seen": dict(final_seen),
         "steps": steps,
-        "state": u.state_,
+        "state": u._state,
         "start_results": start_results,
         "start_scores": start_scores,
     }
@@ -1144,7 +1144,7 @@ def _hand_counts(st: Any, seat: int) -> list[int]:
 
 def oracle_continental(env: Any, mask: np.ndarray) -> tuple[int, list[str]]:
     """Declarations against the brute force: first-turn declare, the declaring variant of each discard."""
-    st = env.unwrapped.state_
+    st = env.unwrapped._state
     lay = st.layout
     p = st.current_player
     hand = _hand_counts(st, p)
@@ -1181,7 +1181,7 @@ def oracle_continental(env: Any, mask: np.ndarray) -> tuple[int, list[str]]:
 def oracle_gamerules(env: Any, mask: np.ndarray) -> tuple[int, list[str]]:
     """Round-7 going out against the brute force; B.2-10: no discard while a deep-pickup card is off the table,
     and a random walk after each offered pickup always gets the chosen card down and ends the turn."""
-    st = env.unwrapped.state_
+    st = env.unwrapped._state
     lay = st.layout
     p = st.current_player
     problems: list[str] = []
@@ -1279,7 +1279,7 @@ def sweep_masks(
     swept: set[str] = set()
 
     def check(env: Any, mask: np.ndarray, where: str, force_full: bool = False) -> None:
-        st = env.unwrapped.state_
+        st = env.unwrapped._state
         full = force_full or fig["states"] % full_every == 0 or st.phase not in swept
         res = check_mask_exact(env, mask, rng, full=full, sample=sample)
         if full:
@@ -1301,7 +1301,7 @@ def sweep_masks(
         env = make_env(case, **extra)
         counts: Counter[int] = Counter()
         for _, obs in decisions(env, run_seed, bias=bias):
-            rnd = env.unwrapped.state_.round
+            rnd = env.unwrapped._state.round
             if counts[rnd] >= per_round:
                 continue
             mask = obs["action_mask"]
@@ -1344,7 +1344,7 @@ def sweep_hidden(
 
     def check(env: Any) -> None:
         res = check_hidden(env, rng, **forward)
-        st = env.unwrapped.state_
+        st = env.unwrapped._state
         fig["states"] += 1
         fig["checks"] += res["players"]
         fig["opp_changed"] += res["opp_changed"]
@@ -1359,7 +1359,7 @@ def sweep_hidden(
         env = make_env(case, **extra)
         counts: Counter[int] = Counter()
         for _ in decisions(env, run_seed, bias=bias):
-            rnd = env.unwrapped.state_.round
+            rnd = env.unwrapped._state.round
             if counts[rnd] >= per_round or rng.random() > p:
                 continue
             counts[rnd] += 1
@@ -1386,7 +1386,7 @@ def sweep_observations(case: Case, runs: list[Run], *, p: float, seed: int = 5) 
                 fig["checked"] += 1
                 fig["problems"].extend(check_observation(env, agent, obs, rng))
         # after the session: terminal observations are still in the space, masks all zero
-        if not env.unwrapped.state_.is_terminal():
+        if not env.unwrapped._state.is_terminal():
             fig["problems"].append(f"seed {run_seed}: the session did not end")
         for a in env.possible_agents:
             o = env.unwrapped.observe(a)
@@ -1435,7 +1435,7 @@ def check_illegal_raise(case: Case, seed: int, warmup: int = 40) -> None:
     for _ in range(3):
         before = env.unwrapped.game_state()
         agent = env.agent_selection
-        legal = env.unwrapped.state_.legal_actions()
+        legal = env.unwrapped._state.legal_actions()
         bad = int(rng.choice(np.flatnonzero(env.unwrapped.action_mask(agent) == 0)))
         with pytest.raises(ValueError) as ei:
             env.step(bad)
@@ -1834,7 +1834,7 @@ class ProfileConformance:
             env.reset(seed=70 + i)
             u = env.unwrapped
             first = value[0] if isinstance(value, tuple) else 1
-            assert u.state_.round == first
+            assert u._state.round == first
             piece = u.observation_pieces(env.agent_selection)[spec.round_piece]
             assert np.flatnonzero(piece).tolist() == [first - 1], piece
             res = play_session(env, 70 + i, bias=0.9)

@@ -337,10 +337,10 @@ def play(
     players = [bots.load(s, seed=seed * 10 + i) for i, s in enumerate(specs)]
     probes = [bots.load("heuristic", seed=seed * 10 + i) for i in range(n)] if ask_heuristic else []
     asked = 0
-    while not env.state_.is_terminal():
+    while not env._state.is_terminal():
         agent = env.agent_selection
         seat = env.agent_name_mapping[agent]
-        legal = env.state_.legal_actions()
+        legal = env._state.legal_actions()
         if ask_heuristic:
             assert probes[seat].act(env, agent) in legal
             asked += 1
@@ -348,7 +348,7 @@ def play(
         if check is not None:
             check(env, agent, bot)
         action = bot.act(env, agent)
-        assert action in legal, env.state_.describe_action(action)
+        assert action in legal, env._state.describe_action(action)
         env.step(action)
     return env, asked
 
@@ -356,10 +356,10 @@ def play(
 def play_turn(env: Any, bot: Any) -> list[str]:
     """Let ``bot`` play the active seat's whole turn (until another seat must decide); the actions described."""
     raw = env.unwrapped
-    seat = raw.state_.current_player
-    rounds = len(raw.state_.round_results)
+    seat = raw._state.current_player
+    rounds = len(raw._state.round_results)
     done = []
-    while raw.state_.current_player == seat and len(raw.state_.round_results) == rounds:
+    while raw._state.current_player == seat and len(raw._state.round_results) == rounds:
         action = bot.act(env, env.agent_selection)
         done.append(raw.describe_action(action))
         env.step(action)
@@ -390,17 +390,17 @@ def check_blind_to_hidden(
         if only is not None and bot.name != only:
             return
         seat = env.agent_name_mapping[agent]
-        real = env.state_
+        real = env._state
         view = public_view(env, agent)
         assert view_type is None or isinstance(view, view_type)
         expected = copy.deepcopy(bot).act(env, agent)
         for _ in range(2):
-            env.state_ = real.resample_hidden(seat, rng)
+            env._state = real.resample_hidden(seat, rng)
             try:
                 assert public_view(env, agent) == view
                 assert copy.deepcopy(bot).act(env, agent) == expected, real.describe_action(expected)
             finally:
-                env.state_ = real
+                env._state = real
         seen["phases"].add(real.phase)
         seen["kinds"].add(real.action_info(expected)["kind"])
         seen["checked"] += 1

@@ -125,3 +125,12 @@ def test_moved_modules_still_import() -> None:
         warned = any(issubclass(w.category, DeprecationWarning) and new in str(w.message) for w in caught)
         if fresh:
             assert warned is (old in _aliases.MOVED), old
+
+
+def test_the_engine_state_is_private_and_its_old_name_warns() -> None:
+    env = rummy_env.make("contract", wrapped=False)
+    env.reset(seed=0)
+    with pytest.warns(DeprecationWarning, match="public_view"):
+        st = env.state_
+    assert st is env._state
+    assert env.current_seat == st.current_player and env.scores == tuple(st.scores) and not env.session_over

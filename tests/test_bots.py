@@ -90,7 +90,7 @@ def test_registrations_of_a_test_are_undone(bot_registry):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_random_and_heuristic_play_legal_sessions(seed):
     env, _ = play(["heuristic", "random", "heuristic", "random"], seed)
-    results = env.state_.round_results
+    results = env._state.round_results
     assert len(results) == 7
     assert not any(r["reason"] == "turn_cap" for r in results)
 
@@ -99,8 +99,8 @@ def test_bots_are_deterministic_for_a_seed():
     specs = ["heuristic", "random", "heuristic", "random"]
     a, _ = play(specs, seed=4, rounds=(1, 7))
     b, _ = play(specs, seed=4, rounds=(1, 7))
-    assert a.state_.history == b.state_.history
-    assert a.state_.scores == b.state_.scores
+    assert a._state.history == b._state.history
+    assert a._state.scores == b._state.scores
     env = rummy_env.make("contract")
     env.reset(seed=0)
     env.step(0)  # declines the discard: the next seat decides buy / pass
@@ -195,7 +195,7 @@ def test_lays_off_everything_chains_included_and_goes_out():
     assert done[:2] == ["lay off 8♠ on seat 0's run 4♠–7♠ (high end)", "lay off 9♠ on seat 0's run 4♠–8♠ (high end)"]
     assert done[2] == "lay off 7♥ on seat 0's group 7♣ 7♦ 7♠"
     assert done[3] == "discard K♦"
-    assert env.unwrapped.state_.round_results[-1]["winner"] == 0
+    assert env.unwrapped._state.round_results[-1]["winner"] == 0
 
 
 def test_swaps_a_joker_for_the_natural_it_stands_for():

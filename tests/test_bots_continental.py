@@ -47,10 +47,10 @@ def session_payments(specs: list[str], sessions: int, seed: int) -> dict[str, di
         for j, bot in enumerate(players):
             bot.reset(deal_seed * 10 + j)
         at = {(i + j) % n: j for j in range(n)}
-        while not env.state_.is_terminal():
+        while not env._state.is_terminal():
             agent = env.agent_selection
             env.step(players[at[env.agent_name_mapping[agent]]].act(env, agent))
-        for res in env.state_.round_results:
+        for res in env._state.round_results:
             deals += 1
             capped += res["reason"] == "turn_cap"
             for seat, j in at.items():
@@ -135,7 +135,7 @@ def test_heuristic_answers_legally_in_thousands_of_random_states(players):
 @pytest.mark.parametrize("players", [4, 5])
 def test_heuristic_sessions_are_legal_and_end_before_the_cap(players):
     env, _ = play(["heuristic"] * (players - 1) + ["random"], seed=3)
-    results = env.state_.round_results
+    results = env._state.round_results
     assert len(results) == players
     assert all(r["reason"] == "out" for r in results)
 
@@ -144,8 +144,8 @@ def test_heuristic_is_deterministic_for_a_seed():
     specs = ["heuristic", "heuristic", "random", "heuristic"]
     a, _ = play(specs, seed=8, deals=2)
     b, _ = play(specs, seed=8, deals=2)
-    assert a.state_.history == b.state_.history
-    assert a.state_.scores == b.state_.scores
+    assert a._state.history == b._state.history
+    assert a._state.scores == b._state.scores
 
 
 def test_decisions_do_not_change_when_hidden_cards_are_resampled():
@@ -205,13 +205,13 @@ def test_waits_with_a_plain_discard_when_a_better_payment_is_near():
     # C.2-7: declaring is optional; early in the deal the lone wild is worth swapping for the no-wild bonus
     env = scenario_env(ONE_WILD + ["KD"], ["9D"], phase="act", turn=1)
     assert decide(env) == "discard K♦"
-    assert env.unwrapped.state_.find_action(kind="discard_declare", card="KD") in env.unwrapped.state_.legal_actions()
+    assert env.unwrapped._state.find_action(kind="discard_declare", card="KD") in env.unwrapped._state.legal_actions()
 
 
 def test_declares_when_the_rules_make_it_mandatory():
     # declare_mandatory=True: the plain discard of K♦ is illegal, so the heuristic declares with it
     env = scenario_env(ONE_WILD + ["KD"], ["9D"], phase="act", turn=1)
-    sc = env.unwrapped.state_.to_json()
+    sc = env.unwrapped._state.to_json()
     env = rummy_env.make("continental", declare_mandatory=True)
     env.reset(seed=0, options={"scenario": sc})
     assert decide(env) == "discard K♦ and declare: reveal the 15 cards left and go out"

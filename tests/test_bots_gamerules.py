@@ -78,15 +78,15 @@ def test_heuristic_answers_legally_in_thousands_of_random_states(players):
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_heuristic_sessions_are_legal(players):
     env, _ = play(["heuristic"] * (players - 1) + ["random"], seed=1)
-    assert len(env.state_.round_results) == 7
+    assert len(env._state.round_results) == 7
 
 
 def test_heuristic_is_deterministic_for_a_seed():
     specs = ["heuristic", "random", "heuristic", "heuristic"]
     a, _ = play(specs, seed=4, rounds=(2, 6, 7))
     b, _ = play(specs, seed=4, rounds=(2, 6, 7))
-    assert a.state_.history == b.state_.history
-    assert a.state_.scores == b.state_.scores
+    assert a._state.history == b._state.history
+    assert a._state.scores == b._state.scores
 
 
 def test_decisions_do_not_change_when_hidden_cards_are_resampled():
@@ -136,7 +136,7 @@ def test_lays_off_everything_and_goes_out_without_a_discard():
     done = play_turn(env, bots.load("heuristic", seed=0))
     assert done[0] == "take 3♠ from the discard pile"
     assert not any(d.startswith("discard") for d in done)
-    assert env.unwrapped.state_.round_results[-1]["winner"] == 0
+    assert env.unwrapped._state.round_results[-1]["winner"] == 0
 
 
 def test_round_7_takes_the_pickup_that_goes_out():
@@ -149,7 +149,7 @@ def test_round_7_takes_the_pickup_that_goes_out():
     env = scenario_env(hands, ["9H", "10H"], round=7)
     done = play_turn(env, bots.load("heuristic", seed=0))
     assert done == ["pick up the discard pile down to 10♥ (depth 2)", "go out: lay the whole hand as runs"]
-    assert env.unwrapped.state_.round_results[-1]["winner"] == 0
+    assert env.unwrapped._state.round_results[-1]["winner"] == 0
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -216,7 +216,7 @@ def test_every_step_has_the_same_info_keys(case) -> None:
     res = env.unwrapped.results()
     assert seen_over >= 1 and res["session_over"] and len(res["round_results"]) == 1
     assert {"round", "winner", "reason"} <= set(res["round_results"][0]) and res["winners"]
-    assert res["scores"] == env.unwrapped.state_.scores
+    assert res["scores"] == env.unwrapped._state.scores
 
 
 @pytest.mark.parametrize("profile,config", [("contract", {"rounds": (1,)}), ("continental", {"num_players": 5})])
@@ -317,7 +317,7 @@ def test_state_for_centralised_critics(case) -> None:
             continue
         s = env.state()
         assert env.state_space.contains(s)
-        st = u.state_
+        st = u._state
         hands = s[: n * NUM_KINDS].reshape(n, NUM_KINDS)
         assert np.array_equal(hands, np.asarray(st.hands, dtype=np.float32))  # hidden: every hand
         stock = s[n * NUM_KINDS : (n + 1) * NUM_KINDS]
@@ -340,18 +340,18 @@ BAD_ACTIONS = [True, np.True_, 0.0, 1.0, np.float32(0), np.array([0, 1]), np.arr
 def test_only_integers_are_actions(case, mode) -> None:
     env = make_env(case, illegal_action=mode)
     env.reset(seed=2)
-    legal = env.unwrapped.state_.legal_actions()
+    legal = env.unwrapped._state.legal_actions()
     before = env.unwrapped.game_state()
     for bad in BAD_ACTIONS:
         with pytest.raises(IllegalActionError, match=type(bad).__name__):
             env.step(bad)
         assert env.unwrapped.game_state() == before and not any(env.terminations.values())
     with pytest.raises(IllegalActionError, match="float"):  # the engine's own entry point
-        env.unwrapped.state_.clone().apply(float(legal[0]))
+        env.unwrapped._state.clone().apply(float(legal[0]))
     for good in (np.int64(legal[0]), np.array(legal[0], dtype=np.int32), legal[0]):
         env.reset(seed=2)
         env.step(good)
-        assert env.unwrapped.state_.history == [legal[0]]
+        assert env.unwrapped._state.history == [legal[0]]
 
 
 def test_misuse_errors_say_what_to_do() -> None:
@@ -391,7 +391,7 @@ def test_action_checks_survive_python_O() -> None:
         "        env.step(bad)\n"
         "    except IllegalActionError as e:\n"
         "        print(type(bad).__name__, 'refused')\n"
-        "print(env.unwrapped.state_.history)\n"
+        "print(env.unwrapped._state.history)\n"
     )
     off = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True, check=False)
     assert off.returncode == 0, off.stderr  # -O really strips asserts

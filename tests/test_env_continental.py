@@ -61,9 +61,9 @@ def test_declaration_rewards(case):
     sc = build_scenario(case, CONT_V1, phase="draw", turns_taken=[0] * n, deals=1)
     env.reset(seed=0, options={"scenario": sc})
     u = env.unwrapped
-    env.step(u.state_.find_action(kind="declare", draw=False))
+    env.step(u._state.find_action(kind="declare", draw=False))
     pay = 1 + 10 + 10
-    res = u.state_.round_results[-1]
+    res = u._state.round_results[-1]
     assert res["winner"] == 0 and res["payments"] == [pay * (n - 1)] + [-pay] * (n - 1)
     got = {}
     for agent in env.agent_iter():
@@ -80,8 +80,8 @@ def test_balances_piece_in_space_after_payments(case):
     n = case[1]["num_players"]
     env = make_env(case)
     env.reset(seed=0, options={"scenario": build_scenario(case, CONT_V1 + " KS")})
-    env.step(env.unwrapped.state_.find_action(kind="discard_declare", card="KS"))
-    assert min(env.unwrapped.state_.scores) < 0
+    env.step(env.unwrapped._state.find_action(kind="discard_declare", card="KS"))
+    assert min(env.unwrapped._state.scores) < 0
     for a in env.possible_agents:
         o = env.unwrapped.observe(a)
         assert env.observation_space(a).contains(o), np.flatnonzero(o["observation"] < 0)
@@ -109,9 +109,9 @@ def test_valid_hand_after_discard_is_not_visible_to_the_others(case):
         env = make_env(case)
         env.reset(seed=0, options={"scenario": sc})
         u = env.unwrapped
-        assert ("discard_declare" in {i["kind"] for _, i in u.state_.legal_action_infos()}) is (name == "valid")
-        env.step(u.state_.find_action(kind="discard", card="KS"))
-        assert env.agent_selection == "player_1" and u.state_.phase == "draw"
+        assert ("discard_declare" in {i["kind"] for _, i in u._state.legal_action_infos()}) is (name == "valid")
+        env.step(u._state.find_action(kind="discard", card="KS"))
+        assert env.agent_selection == "player_1" and u._state.phase == "draw"
         worlds[name] = [u.observe(a)["observation"] for a in env.possible_agents[1:]]
     assert len(worlds["valid"]) == case[1]["num_players"] - 1
     for a, b in zip(worlds["valid"], worlds["invalid"], strict=True):

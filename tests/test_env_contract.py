@@ -40,7 +40,7 @@ def test_mask_follows_state_replacement():
     env = rummy_env.make("contract")
     env.reset(seed=3)
     u = env.unwrapped
-    root = u.state_
+    root = u._state
     while root.phase != "act":
         root.apply(root.legal_actions()[0])
     p = root.current_player
@@ -49,10 +49,10 @@ def test_mask_follows_state_replacement():
     stale = 0
     for _ in range(100):
         other = root.resample_hidden((p + 1) % 4, rng)  # redeals p's hand too: p's mask changes
-        u.state_ = other
+        u._state = other
         if np.flatnonzero(u.action_mask(agent)).tolist() != other.legal_actions():
             stale += 1
-        u.state_ = root
+        u._state = root
         del other
     assert stale == 0, f"{stale} of 100 masks were stale"
 
@@ -210,7 +210,7 @@ def _reachable_openings(env, root) -> tuple[set[tuple], int, list[str]]:
         key = _table_layout(js, seat)
         if key in seen:
             return seen[key]
-        u.state_ = st
+        u._state = st
         mask = u.action_mask(agent)
         melds = [int(a) for a in np.flatnonzero(mask) if u.action_info(int(a))["kind"] == "meld"]
         if st.phase == "opening" and len(melds) != int(mask.sum()):
@@ -238,7 +238,7 @@ def _reachable_openings(env, root) -> tuple[set[tuple], int, list[str]]:
         return found
 
     dfs(root)
-    u.state_ = root
+    u._state = root
     return layouts, nodes, problems
 
 
@@ -247,7 +247,7 @@ def test_opening_completeness(round_no, hand):
     cards = hand.split()
     env = rummy_env.make("contract")
     env.reset(seed=1, options={"scenario": build_scenario(CONTRACT, cards, round_no=round_no)})
-    root = env.unwrapped.state_
+    root = env.unwrapped._state
     assert root.phase == "act" and root.current_player == 0
     g, r = CONTRACTS[round_no]
     want = brute_openings(cards, g, r)
@@ -264,7 +264,7 @@ def test_opening_never_strands_the_player():
     sc = build_scenario(CONTRACT, "7C 7D 7H 5S 6S 7S 8S KD", round_no=2, taken_discard="KD", taken_pending=True)
     env = rummy_env.make("contract")
     env.reset(seed=0, options={"scenario": sc})
-    _, _, problems = _reachable_openings(env, env.unwrapped.state_)
+    _, _, problems = _reachable_openings(env, env.unwrapped._state)
     assert not problems, sorted(set(problems))
 
 
@@ -289,7 +289,7 @@ def test_go_out_matches_brute_force(hand):
     cards = hand.split()
     env = rummy_env.make("contract")
     env.reset(seed=2, options={"scenario": build_scenario(CONTRACT, cards, round_no=7)})
-    st = env.unwrapped.state_
+    st = env.unwrapped._state
     want = brute_go_out(cards)
     mask = env.unwrapped.action_mask("player_0")
     go = st.layout.GO_OUT
@@ -331,7 +331,7 @@ def test_rule_override_forbid_rediscard_false():
     for flag, allowed in ((True, False), (False, True)):
         env = rummy_env.make("contract", wrapped=False, forbid_rediscard=flag)
         env.reset(seed=0)
-        st = env.state_
+        st = env._state
         st.apply(st.layout.DRAW_DISCARD)
         k = st.taken_kind
         assert st.hands[st.active][k] == 1
@@ -344,7 +344,7 @@ def test_action_info_joker_strings():
     u = env.unwrapped
     table = u.game_state()["table"]
     assert table[0]["cards"][1] == "JK(6H)" and table[1]["cards"][2] == "JK(Q)"
-    swaps = [u.action_info(a) for a in u.state_.legal_actions() if u.action_info(a)["kind"] == "swap_joker"]
+    swaps = [u.action_info(a) for a in u._state.legal_actions() if u.action_info(a)["kind"] == "swap_joker"]
     assert len(swaps) == 1
     assert {k: swaps[0][k] for k in ("kind", "card", "seat", "meld")} == {
         "kind": "swap_joker",

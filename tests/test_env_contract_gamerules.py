@@ -41,12 +41,12 @@ def test_must_place_piece_follows_the_pickup(case):
     env.reset(seed=0, options={"scenario": sc})
     u = env.unwrapped
     assert not any(u.observation_pieces(a)["must_place"].any() for a in env.possible_agents)
-    env.step(u.state_.find_action(kind="pickup", depth=3))
+    env.step(u._state.find_action(kind="pickup", depth=3))
     for a in env.possible_agents:
         piece = u.observation_pieces(a)["must_place"]
-        assert np.flatnonzero(piece).tolist() == [u.state_.must_place] and u.state_.must_place >= 0
-    env.step(u.state_.find_action(kind="meld", cards=["9C", "9D", "9S"]))
-    env.step(u.state_.find_action(kind="meld", cards=["7C", "7D", "7H"]))
+        assert np.flatnonzero(piece).tolist() == [u._state.must_place] and u._state.must_place >= 0
+    env.step(u._state.find_action(kind="meld", cards=["9C", "9D", "9S"]))
+    env.step(u._state.find_action(kind="meld", cards=["7C", "7D", "7H"]))
     assert not any(u.observation_pieces(a)["must_place"].any() for a in env.possible_agents)
 
 
@@ -73,6 +73,6 @@ def test_round7_go_out_matches_brute_force(hand, ok):
         assert bool(mask[u.layout.GO_OUT]) is ok, case
         if ok:
             env.step(u.layout.GO_OUT)
-            res = u.state_.round_results[-1]
+            res = u._state.round_results[-1]
             assert res["winner"] == 0 and res["reason"] == "out" and res["penalties"][0] == 0
-            assert env.agents == [] or u.state_.is_terminal()
+            assert env.agents == [] or u._state.is_terminal()

@@ -85,7 +85,7 @@ def test_adapter_delivers_every_seats_rewards(profile: str, cfg: dict) -> None:
     rng = np.random.default_rng(0)
     for seed in range(2):
         _, totals, last = _random_walk(env, seed, rng)
-        st = env.env.unwrapped.state_
+        st = env.env.unwrapped._state
         assert set(last) == set(env.possible_agents)  # every seat sees the end
         if profile == "continental":
             want = [sum(r["payments"][i] for r in st.round_results) / 100 for i in range(st.n)]

@@ -134,7 +134,7 @@ def test_learner_seat_gets_its_own_rewards(profile: str, cfg: dict) -> None:
     for seed in range(2):
         _, total = _play(env, rng, seed)
         seat = env.env.learner_seat
-        st = env.env.single.aec.state_
+        st = env.env.single.aec._state
         key = "payments" if profile == "continental" else "penalties"
         sign = 1 if profile == "continental" else -1
         assert total == pytest.approx(sign * sum(r[key][seat] for r in st.round_results) / 100)

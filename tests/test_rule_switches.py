@@ -51,8 +51,8 @@ def test_final_round_discard_mask_and_oracle(allowed, extra):
     sc = conformance.build_scenario(("contract_gamerules", {"num_players": 4}), hand, round_no=7, **extra)
     env.reset(seed=0, options={"scenario": sc})
     u = env.unwrapped
-    if u.state_.phase == "draw":
-        env.step(u.state_.find_action(kind="draw_discard"))
+    if u._state.phase == "draw":
+        env.step(u._state.find_action(kind="draw_discard"))
     mask = env.observe(env.agent_selection)["action_mask"]
     res = conformance.check_mask_exact(env, mask, np.random.default_rng(0), full=True, sample=0)
     checks, problems = conformance.oracle_gamerules(env, mask)

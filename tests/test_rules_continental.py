@@ -816,7 +816,7 @@ def test_json_round_trip():
 
 
 def _env_step(env, **info: Any) -> None:
-    st = env.unwrapped.state_
+    st = env.unwrapped._state
     env.step(st.find_action(**info))
 
 
@@ -843,7 +843,7 @@ def test_env_rewards_mid_session_and_first_turn_declaration():
     _env_step(env, kind="declare", draw=False)
     assert env.rewards == pytest.approx({"player_0": -0.21, "player_1": 0.63, "player_2": -0.21, "player_3": -0.21})
     assert not any(env.terminations.values())
-    st = env.unwrapped.state_
+    st = env.unwrapped._state
     assert st.round == 2 and st.dealer == 0 and env.agent_selection == "player_1"
     assert env.observe("player_1")["action_mask"].sum() >= 2
 
@@ -852,7 +852,7 @@ def test_env_turn_cap_reports_and_pays_nothing():
     env = continental_v0.env(turn_cap=2)
     env.reset(seed=2, options={"scenario": scenario({})})
     for _ in range(2):
-        st = env.unwrapped.state_
+        st = env.unwrapped._state
         p = st.current_player
         k = st.stock[-1]
         _env_step(env, kind="draw_stock")

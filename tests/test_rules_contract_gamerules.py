@@ -1027,7 +1027,7 @@ def test_env_masks_match_the_engine(n):
 
     env = contract_gamerules_v0.raw_env(num_players=n)
     env.reset(seed=1)
-    st = env.state_
+    st = env._state
     assert env.action_space(env.agent_selection).n == st.layout.num_actions
     assert "buy" not in st.layout.ranges and (st.rules.decks, st.rules.jokers) == ((2, 2) if n == 5 else (1, 1))
     rng = np.random.default_rng(0)
@@ -1037,7 +1037,7 @@ def test_env_masks_match_the_engine(n):
         mask = env.observe(env.agent_selection)["action_mask"]
         assert sorted(np.flatnonzero(mask).tolist()) == st.legal_actions()
         env.step(int(rng.choice(np.flatnonzero(mask))))
-        st = env.state_
+        st = env._state
 
 
 # ----------------------------------------------------------------------------------------------------------------
