@@ -50,10 +50,14 @@ class _AliasLoader(importlib.abc.Loader):
                 DeprecationWarning,
                 stacklevel=2,
             )
-        return importlib.import_module(self.target)
+        module = importlib.import_module(self.target)
+        self._spec = module.__spec__
+        return module
 
     def exec_module(self, module: ModuleType) -> None:
-        """The target module is already executed."""
+        """The target module is already executed; give it back its own ``__spec__`` (the import system sets the
+        alias's spec on the module it is handed, which would make relative imports in it resolve wrongly)."""
+        module.__spec__ = self._spec
 
 
 class _AliasFinder(importlib.abc.MetaPathFinder):

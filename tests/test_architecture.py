@@ -122,6 +122,7 @@ def test_moved_modules_still_import() -> None:
             warnings.simplefilter("always")
             mod = importlib.import_module(old)
         assert mod is importlib.import_module(new), old
+        assert mod.__spec__.name == new, f"{old} left its spec on {new}"
         warned = any(issubclass(w.category, DeprecationWarning) and new in str(w.message) for w in caught)
         if fresh:
             assert warned is (old in _aliases.MOVED), old

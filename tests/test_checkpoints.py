@@ -678,7 +678,7 @@ def test_an_old_format_checkpoint_loads_with_one_warning_and_can_be_reexported(c
     with pytest.warns(CheckpointFormatWarning) as record:
         old = load_checkpoint(ckpt)
         load_checkpoint(ckpt)  # the same file again: no second warning
-    assert len(record) == 1
+    assert len(record) == 1, [(w.category.__name__, str(w.message)[:200]) for w in record]
     msg = str(record[0].message)
     assert str(ckpt.with_suffix(".json")) in msg and "without layout_fingerprint" in msg and "reexport_checkpoint" in msg
     reexport_checkpoint(ckpt, tmp_path / "new")
