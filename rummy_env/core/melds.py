@@ -563,6 +563,22 @@ def run_conflicts(
 # measurably slows them.
 
 
+#: ``_rank_costs`` by its arguments (a few hundred keys at most: copies per suit are bounded by the decks)
+_RANK_COSTS: dict[tuple[int, ...], list[int]] = {}
+
+
+def _rank_costs(c0: int, c1: int, c2: int, c3: int, g: int, size: int, allow_jokers_only: bool) -> list[int]:
+    """Distinct-suit groups of one rank holding c0..c3 naturals per suit: the jokers that m = 1, 2, .. groups
+    need (cut where a group would hold no natural, unless all-joker groups are allowed)."""
+    costs = []
+    for m in range(1, g + 1):
+        avail = min(c0, m) + min(c1, m) + min(c2, m) + min(c3, m)
+        if avail < m and not allow_jokers_only:
+            break  # every group needs a natural
+        costs.append(size * m - min(size * m, avail))
+    return costs
+
+
 def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -> bool:
     """Can ``g`` groups of minimum size be made from ``counts`` (naturals) plus ``jokers`` jokers?"""
     if g == 0:
@@ -599,12 +615,10 @@ def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -
         c0, c1, c2, c3 = counts[r], counts[r + 13], counts[r + 26], counts[r + 39]
         if not (c0 or c1 or c2 or c3):
             continue
-        costs = []
-        for m in range(1, g + 1):
-            avail = min(c0, m) + min(c1, m) + min(c2, m) + min(c3, m)
-            if avail < m and not allow_jokers_only:
-                break  # every group needs a natural
-            costs.append(size * m - min(size * m, avail))
+        key = (c0, c1, c2, c3, g, size, allow_jokers_only)
+        costs = _RANK_COSTS.get(key)
+        if costs is None:
+            costs = _RANK_COSTS[key] = _rank_costs(c0, c1, c2, c3, g, size, allow_jokers_only)
         new = list(best)
         for k in range(g):
             bk = best[k]
@@ -615,6 +629,8 @@ def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -
                 if v < new[k + m]:
                     new[k + m] = v
         best = new
+        if not best[g]:
+            return True  # g groups without a joker: nothing below can do better
     result = best[g]
     if allow_jokers_only:
         for k in range(g):
@@ -636,6 +652,25 @@ def _run_presence(c: list[int]) -> list[int]:
     return presence
 
 
+#: per minimum run length: (suit, lowest position - 1, the kinds at its positions, presence bits cleared when each
+#: kind's last copy leaves the hand) of every window, in the search order of ``can_make_contract``
+_WINDOWS: dict[int, list[tuple[int, int, tuple[int, ...], tuple[int, ...]]]] = {}
+
+
+def _windows(size_r: int) -> list[tuple[int, int, tuple[int, ...], tuple[int, ...]]]:
+    wins = _WINDOWS.get(size_r)
+    if wins is None:
+        wins = []
+        for suit in range(4):
+            base = suit * NUM_RANKS
+            for low0 in range(MAX_POS - size_r + 1):
+                kinds = tuple(base + (0 if p == MAX_POS else p - 1) for p in range(low0 + 1, low0 + size_r + 1))
+                bits = tuple(1 | (1 << 13) if k == base else 1 << (k - base) for k in kinds)
+                wins.append((suit, low0, kinds, bits))
+        _WINDOWS[size_r] = wins
+    return wins
+
+
 def can_make_contract(
     counts: list[int],
     groups: int,
@@ -653,41 +688,45 @@ def can_make_contract(
     total = sum(counts)
     if total < groups * size_g + runs * size_r:
         return False
+    jokers = counts[JOKER]
+    if runs == 0:
+        return _groups_possible(counts, jokers, groups, rules)
     c = list(counts)
-    jokers = c[JOKER]
     chosen = list(declared_runs)
     span = size_r - 1
-
-    nwin = MAX_POS - span  # windows (lowest positions) per suit
+    wins = _windows(size_r)
+    nw = len(wins)
     window = (1 << size_r) - 1
+    all_jokers = rules.allow_all_joker_melds
+    # presence bits are kept up to date as the search takes naturals out of ``c`` (and puts them back)
+    presence = _run_presence(c)
 
     def rec(r_left: int, start: int, jokers: int) -> bool:
         if r_left == 0:
             return _groups_possible(c, jokers, groups, rules)
-        presence = _run_presence(c)
-        for idx in range(start, 4 * nwin):
-            suit, low0 = divmod(idx, nwin)
+        for idx in range(start, nw):
+            suit, low0, kinds, bits = wins[idx]
             need = size_r - ((presence[suit] >> low0) & window).bit_count()
             if need > jokers:
                 continue
-            if need == size_r and not rules.allow_all_joker_melds:
+            if need == size_r and not all_jokers:
                 continue
-            low = low0 + 1
-            high = low + span
-            if chosen and run_conflicts(suit, low, high, chosen, rules):
+            if chosen and run_conflicts(suit, low0 + 1, low0 + 1 + span, chosen, rules):
                 continue
-            base = suit * NUM_RANKS
             used = []
-            for p in range(low, high + 1):
-                k = base + (0 if p == MAX_POS else p - 1)
+            pres = presence[suit]
+            for i, k in enumerate(kinds):
                 if c[k]:
                     c[k] -= 1
                     used.append(k)
-            chosen.append((suit, low, high))
+                    if not c[k]:
+                        presence[suit] &= ~bits[i]
+            chosen.append((suit, low0 + 1, low0 + 1 + span))
             ok = rec(r_left - 1, idx, jokers - need)
             chosen.pop()
             for k in used:
                 c[k] += 1
+            presence[suit] = pres
             if ok:
                 return True
         return False
