@@ -639,7 +639,7 @@ def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -
     return result <= jokers
 
 
-def _run_presence(c: list[int]) -> list[int]:
+def run_presence(c: list[int]) -> list[int]:
     """Per suit, bit q set when the hand holds the natural at run position q + 1 (the ace at both 1 and 14)."""
     presence = []
     for suit in range(4):
@@ -699,7 +699,7 @@ def can_make_contract(
     window = (1 << size_r) - 1
     all_jokers = rules.allow_all_joker_melds
     # presence bits are kept up to date as the search takes naturals out of ``c`` (and puts them back)
-    presence = _run_presence(c)
+    presence = run_presence(c)
 
     def rec(r_left: int, start: int, jokers: int) -> bool:
         if r_left == 0:

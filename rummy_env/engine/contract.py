@@ -322,12 +322,13 @@ class ContractState(EngineState):
         elif not self.rules.exact_minimum_opening:
             # melds longer than the minimum: the opening's own melds may be extended in the opening turn
             acts.extend(self._layoff_actions(own_only=True))
-        for k in range(NUM_KINDS):
-            if hand[k] and self._discardable(k):
-                acts.append(lay.DISCARD + k)
-        if self.must_place >= 0:
-            acts = self._keeping_placeable(acts)
-        return acts
+        if self.must_place < 0:  # B.2-10: no discard while the deep-pickup card is not on the table
+            # ``_discardable`` inlined: A.2-4 bars the last copy of the card taken from the discard pile
+            banned = self.taken_discard if self.rules.forbid_rediscard and self.taken_pending else -1
+            base = lay.DISCARD
+            acts.extend([base + k for k, c in enumerate(hand) if c and (k != banned or c > 1)])
+            return acts
+        return self._keeping_placeable(acts)
 
     def _keeping_placeable(self, acts: list[int]) -> list[int]:
         """B.2-10: after a deep pickup, only actions after which the chosen card can still reach the table."""
