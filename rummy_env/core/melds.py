@@ -671,6 +671,23 @@ def _windows(size_r: int) -> list[tuple[int, int, tuple[int, ...], tuple[int, ..
     return wins
 
 
+#: ``_window_candidates`` per (run length, all-joker runs allowed), keyed by presence bits and jokers
+_WINDOW_CANDIDATES: dict[tuple[int, bool], dict[Any, tuple[tuple[int, int], ...]]] = {}
+
+
+def _window_candidates(pres: int, jokers: int, size_r: int, nwin: int, all_jokers: bool) -> tuple[tuple[int, int], ...]:
+    """The windows (lowest position - 1, jokers needed) of one suit that a hand with presence bits ``pres`` and
+    ``jokers`` jokers can fill as a minimum run, lowest first."""
+    window = (1 << size_r) - 1
+    out = []
+    for low0 in range(nwin):
+        need = size_r - ((pres >> low0) & window).bit_count()
+        if need > jokers or (need == size_r and not all_jokers):
+            continue
+        out.append((low0, need))
+    return tuple(out)
+
+
 def can_make_contract(
     counts: list[int],
     groups: int,
@@ -695,40 +712,46 @@ def can_make_contract(
     chosen = list(declared_runs)
     span = size_r - 1
     wins = _windows(size_r)
-    nw = len(wins)
-    window = (1 << size_r) - 1
     all_jokers = rules.allow_all_joker_melds
     # presence bits are kept up to date as the search takes naturals out of ``c`` (and puts them back)
     presence = run_presence(c)
 
+    nwin = MAX_POS - span  # windows (lowest positions) per suit
+    cands = _WINDOW_CANDIDATES.setdefault((size_r, all_jokers), {})
+
     def rec(r_left: int, start: int, jokers: int) -> bool:
         if r_left == 0:
             return _groups_possible(c, jokers, groups, rules)
-        for idx in range(start, nw):
-            suit, low0, kinds, bits = wins[idx]
-            need = size_r - ((presence[suit] >> low0) & window).bit_count()
-            if need > jokers:
-                continue
-            if need == size_r and not all_jokers:
-                continue
-            if chosen and run_conflicts(suit, low0 + 1, low0 + 1 + span, chosen, rules):
-                continue
-            used = []
+        s0 = start // nwin
+        for suit in range(s0, 4):
             pres = presence[suit]
-            for i, k in enumerate(kinds):
-                if c[k]:
-                    c[k] -= 1
-                    used.append(k)
-                    if not c[k]:
-                        presence[suit] &= ~bits[i]
-            chosen.append((suit, low0 + 1, low0 + 1 + span))
-            ok = rec(r_left - 1, idx, jokers - need)
-            chosen.pop()
-            for k in used:
-                c[k] += 1
-            presence[suit] = pres
-            if ok:
-                return True
+            key = pres << 6 | jokers if jokers < 64 else (pres, jokers)
+            cl = cands.get(key)
+            if cl is None:
+                cl = cands[key] = _window_candidates(pres, jokers, size_r, nwin, all_jokers)
+            first = start - suit * nwin  # windows before ``start`` were tried by the callers
+            for low0, need in cl:
+                if low0 < first:
+                    continue
+                if chosen and run_conflicts(suit, low0 + 1, low0 + 1 + span, chosen, rules):
+                    continue
+                idx = suit * nwin + low0
+                kinds, bits = wins[idx][2], wins[idx][3]
+                used = []
+                for i, k in enumerate(kinds):
+                    if c[k]:
+                        c[k] -= 1
+                        used.append(k)
+                        if not c[k]:
+                            presence[suit] &= ~bits[i]
+                chosen.append((suit, low0 + 1, low0 + 1 + span))
+                ok = rec(r_left - 1, idx, jokers - need)
+                chosen.pop()
+                for k in used:
+                    c[k] += 1
+                presence[suit] = pres
+                if ok:
+                    return True
         return False
 
     return rec(runs, 0, jokers)
