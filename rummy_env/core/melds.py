@@ -639,16 +639,18 @@ def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -
     return result <= jokers
 
 
+#: per natural kind: its suit and its presence bit (``run_presence``; the ace sets positions 1 and 14)
+_PRESENCE_BIT = [(k // NUM_RANKS, 1 | (1 << 13) if k % NUM_RANKS == 0 else 1 << (k % NUM_RANKS)) for k in range(52)]
+
+
 def run_presence(c: list[int]) -> list[int]:
     """Per suit, bit q set when the hand holds the natural at run position q + 1 (the ace at both 1 and 14)."""
-    presence = []
-    for suit in range(4):
-        base = suit * NUM_RANKS
-        m = 1 | (1 << 13) if c[base] else 0
-        for q in range(1, 13):
-            if c[base + q]:
-                m |= 1 << q
-        presence.append(m)
+    presence = [0, 0, 0, 0]
+    bits = _PRESENCE_BIT
+    for k in range(52):
+        if c[k]:
+            suit, bit = bits[k]
+            presence[suit] |= bit
     return presence
 
 

@@ -126,15 +126,16 @@ class EngineState:
         if self.phase == GAME_OVER:
             raise IllegalActionError(f"the game is over: no action is legal (got {action!r})")
         legal = self.legal_actions()  # type: ignore[attr-defined]
-        if isinstance(action, (bool, np.bool_)) or not (
-            isinstance(action, (int, np.integer))
-            or (isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer))
-        ):
-            raise IllegalActionError(
-                f"action must be an integer id (int, numpy integer or 0-d integer array), got "
-                f"{type(action).__name__} {action!r}"
-            )
-        action = int(action)
+        if type(action) is not int:  # the common case first: a plain int needs no further checks
+            if isinstance(action, (bool, np.bool_)) or not (
+                isinstance(action, (int, np.integer))
+                or (isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer))
+            ):
+                raise IllegalActionError(
+                    f"action must be an integer id (int, numpy integer or 0-d integer array), got "
+                    f"{type(action).__name__} {action!r}"
+                )
+            action = int(action)
         if action not in legal:
             raise IllegalActionError(self._illegal_message(action, legal))
         self.history.append(action)
