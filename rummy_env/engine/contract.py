@@ -65,7 +65,7 @@ from ..rules.contract_opening import (
     rest_ok,
 )
 from .actions import ActionLayout
-from .common import EngineState, make_rng, redeal_hidden, shuffled
+from .common import EngineState, copy_rng, copy_round_results, make_rng, redeal_hidden, shuffled
 
 DRAW = "draw"
 BUY = "buy"
@@ -767,9 +767,9 @@ class ContractState(EngineState):
         new.opening_runs = list(self.opening_runs)
         new.buy_queue = list(self.buy_queue)
         new.scores = list(self.scores)
-        new.round_results = copy.deepcopy(self.round_results)
+        new.round_results = copy_round_results(self.round_results)
         new.history = list(self.history)
-        new.rng = copy.deepcopy(self.rng)
+        new.rng = copy_rng(self.rng)
         new._legal = list(self._legal) if self._legal is not None else None
         return new
 
