@@ -323,10 +323,10 @@ class ContractState(EngineState):
             # melds longer than the minimum: the opening's own melds may be extended in the opening turn
             acts.extend(self._layoff_actions(own_only=True))
         if self.must_place < 0:  # B.2-10: no discard while the deep-pickup card is not on the table
-            # ``_discardable`` inlined: A.2-4 bars the last copy of the card taken from the discard pile
-            banned = self.taken_discard if self.rules.forbid_rediscard and self.taken_pending else -1
+            # ``_discardable`` can only refuse a held card (then) for the kind taken from the discard pile (A.2-4)
+            t = self.taken_discard
             base = lay.DISCARD
-            acts.extend([base + k for k, c in enumerate(hand) if c and (k != banned or c > 1)])
+            acts.extend([base + k for k, c in enumerate(hand) if c and (k != t or self._discardable(k))])
             return acts
         return self._keeping_placeable(acts)
 
