@@ -816,21 +816,25 @@ def final_partition(counts: list[int], n_runs: int, rules: MeldRules) -> list[tu
     result: list[tuple[int, int, list[int]]] = []
 
     def rec(runs_left: int, jokers: int) -> bool:
-        k = next((k for k in range(52) if c[k]), -1)  # the lowest uncovered natural
-        if k < 0:
+        for k in range(52):  # the lowest uncovered natural
+            if c[k]:
+                break
+        else:
             return _joker_runs(runs_left, jokers, chosen, result, rules)
         if runs_left == 0:
             return False
         suit, rank = divmod(k, NUM_RANKS)
         positions = (1, MAX_POS) if rank == 0 else (rank + 1,)
         base = suit * NUM_RANKS
+        # missing[q]: position q of this suit holds no natural (a joker must stand there); fixed while this node
+        # tries its runs (each try restores ``c``)
+        missing = [0] + [0 if c[base + (0 if q == MAX_POS else q - 1)] else 1 for q in range(1, MAX_POS + 1)]
         for p in positions:
             for low in range(max(1, p - MAX_POS + 1), p + 1):
-                for high in range(max(p, low + rules.run_min - 1), MAX_POS + 1):
-                    need = 0
-                    for q in range(low, high + 1):
-                        if c[base + (0 if q == MAX_POS else q - 1)] == 0:
-                            need += 1
+                h0 = max(p, low + rules.run_min - 1)
+                need = sum(missing[low:h0])
+                for high in range(h0, MAX_POS + 1):
+                    need += missing[high]
                     # the positions below p in this run must be jokers or naturals (all naturals there
                     # are already covered since k is the lowest uncovered natural, except same-kind copies)
                     if need > jokers:
