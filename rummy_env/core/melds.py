@@ -639,19 +639,16 @@ def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -
     return result <= jokers
 
 
-#: per natural kind: its suit and its presence bit (``run_presence``; the ace sets positions 1 and 14)
-_PRESENCE_BIT = [(k // NUM_RANKS, 1 | (1 << 13) if k % NUM_RANKS == 0 else 1 << (k % NUM_RANKS)) for k in range(52)]
+#: ``bytes.translate`` table: a count to the digit "0" (none) or "1" (some)
+_HELD_DIGIT = bytes([48] + [49] * 255)
 
 
 def run_presence(c: list[int]) -> list[int]:
     """Per suit, bit q set when the hand holds the natural at run position q + 1 (the ace at both 1 and 14)."""
-    presence = [0, 0, 0, 0]
-    bits = _PRESENCE_BIT
-    for k in range(52):
-        if c[k]:
-            suit, bit = bits[k]
-            presence[suit] |= bit
-    return presence
+    # one binary numeral of the 52 naturals, highest kind first: bit k = kind k held (13 bits per suit)
+    m = int(bytes(c[51::-1]).translate(_HELD_DIGIT), 2)
+    s0, s1, s2, s3 = m & 0x1FFF, m >> 13 & 0x1FFF, m >> 26 & 0x1FFF, m >> 39
+    return [s0 | (s0 & 1) << 13, s1 | (s1 & 1) << 13, s2 | (s2 & 1) << 13, s3 | (s3 & 1) << 13]
 
 
 #: per minimum run length: (suit, lowest position - 1, the kinds at its positions, presence bits cleared when each
