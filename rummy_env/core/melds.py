@@ -721,6 +721,8 @@ def can_make_contract(
     def rec(r_left: int, start: int, jokers: int) -> bool:
         if r_left == 0:
             return _groups_possible(c, jokers, groups, rules)
+        if groups and not _groups_possible(c, jokers, groups, rules):
+            return False  # the groups are short before the runs take any card (fewer cards never make more groups)
         s0 = start // nwin
         for suit in range(s0, 4):
             pres = presence[suit]
