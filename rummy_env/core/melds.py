@@ -811,6 +811,16 @@ def final_partition(counts: list[int], n_runs: int, rules: MeldRules) -> list[tu
     total = sum(c)
     if total < n_runs * rules.run_min:
         return None
+    # a run is one suit and holds each position once (the ace twice only from 1 to 14): a suit needs a run per copy
+    # of its most repeated natural, so a hand needing more runs than ``n_runs`` has no partition
+    least = 0
+    for base in (0, 13, 26, 39):
+        most = max(c[base + 1 : base + 13])
+        aces = c[base]
+        if most or aces:
+            least += max(most, (aces + 1) // 2, 1)
+    if least > n_runs:
+        return None
     chosen: list[tuple[int, int, int]] = []
     result: list[tuple[int, int, list[int]]] = []
 
