@@ -629,8 +629,8 @@ def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -
                 if v < new[k + m]:
                     new[k + m] = v
         best = new
-        if not best[g]:
-            return True  # g groups without a joker: nothing below can do better
+        if best[g] <= jokers:
+            return True  # the ranks still to come can only lower the jokers needed
     result = best[g]
     if allow_jokers_only:
         for k in range(g):
