@@ -563,6 +563,22 @@ def run_conflicts(
 # measurably slows them.
 
 
+#: ``_rank_costs`` by its arguments (a few hundred keys at most: copies per suit are bounded by the decks)
+_RANK_COSTS: dict[tuple[int, ...], list[int]] = {}
+
+
+def _rank_costs(c0: int, c1: int, c2: int, c3: int, g: int, size: int, allow_jokers_only: bool) -> list[int]:
+    """Distinct-suit groups of one rank holding c0..c3 naturals per suit: the jokers that m = 1, 2, .. groups
+    need (cut where a group would hold no natural, unless all-joker groups are allowed)."""
+    costs = []
+    for m in range(1, g + 1):
+        avail = min(c0, m) + min(c1, m) + min(c2, m) + min(c3, m)
+        if avail < m and not allow_jokers_only:
+            break  # every group needs a natural
+        costs.append(size * m - min(size * m, avail))
+    return costs
+
+
 def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -> bool:
     """Can ``g`` groups of minimum size be made from ``counts`` (naturals) plus ``jokers`` jokers?"""
     if g == 0:
@@ -599,12 +615,10 @@ def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -
         c0, c1, c2, c3 = counts[r], counts[r + 13], counts[r + 26], counts[r + 39]
         if not (c0 or c1 or c2 or c3):
             continue
-        costs = []
-        for m in range(1, g + 1):
-            avail = min(c0, m) + min(c1, m) + min(c2, m) + min(c3, m)
-            if avail < m and not allow_jokers_only:
-                break  # every group needs a natural
-            costs.append(size * m - min(size * m, avail))
+        key = (c0, c1, c2, c3, g, size, allow_jokers_only)
+        costs = _RANK_COSTS.get(key)
+        if costs is None:
+            costs = _RANK_COSTS[key] = _rank_costs(c0, c1, c2, c3, g, size, allow_jokers_only)
         new = list(best)
         for k in range(g):
             bk = best[k]
@@ -615,6 +629,8 @@ def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -
                 if v < new[k + m]:
                     new[k + m] = v
         best = new
+        if best[g] <= jokers:
+            return True  # the ranks still to come can only lower the jokers needed
     result = best[g]
     if allow_jokers_only:
         for k in range(g):
@@ -623,17 +639,52 @@ def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -
     return result <= jokers
 
 
-def _run_presence(c: list[int]) -> list[int]:
+#: ``bytes.translate`` table: a count to the digit "0" (none) or "1" (some)
+_HELD_DIGIT = bytes([48] + [49] * 255)
+
+
+def run_presence(c: list[int]) -> list[int]:
     """Per suit, bit q set when the hand holds the natural at run position q + 1 (the ace at both 1 and 14)."""
-    presence = []
-    for suit in range(4):
-        base = suit * NUM_RANKS
-        m = 1 | (1 << 13) if c[base] else 0
-        for q in range(1, 13):
-            if c[base + q]:
-                m |= 1 << q
-        presence.append(m)
-    return presence
+    # one binary numeral of the 52 naturals, highest kind first: bit k = kind k held (13 bits per suit)
+    m = int(bytes(c[51::-1]).translate(_HELD_DIGIT), 2)
+    s0, s1, s2, s3 = m & 0x1FFF, m >> 13 & 0x1FFF, m >> 26 & 0x1FFF, m >> 39
+    return [s0 | (s0 & 1) << 13, s1 | (s1 & 1) << 13, s2 | (s2 & 1) << 13, s3 | (s3 & 1) << 13]
+
+
+#: per minimum run length: (suit, lowest position - 1, the kinds at its positions, presence bits cleared when each
+#: kind's last copy leaves the hand) of every window, in the search order of ``can_make_contract``
+_WINDOWS: dict[int, list[tuple[int, int, tuple[int, ...], tuple[int, ...]]]] = {}
+
+
+def _windows(size_r: int) -> list[tuple[int, int, tuple[int, ...], tuple[int, ...]]]:
+    wins = _WINDOWS.get(size_r)
+    if wins is None:
+        wins = []
+        for suit in range(4):
+            base = suit * NUM_RANKS
+            for low0 in range(MAX_POS - size_r + 1):
+                kinds = tuple(base + (0 if p == MAX_POS else p - 1) for p in range(low0 + 1, low0 + size_r + 1))
+                bits = tuple(1 | (1 << 13) if k == base else 1 << (k - base) for k in kinds)
+                wins.append((suit, low0, kinds, bits))
+        _WINDOWS[size_r] = wins
+    return wins
+
+
+#: ``_window_candidates`` per (run length, all-joker runs allowed), keyed by presence bits and jokers
+_WINDOW_CANDIDATES: dict[tuple[int, bool], dict[Any, tuple[tuple[int, int], ...]]] = {}
+
+
+def _window_candidates(pres: int, jokers: int, size_r: int, nwin: int, all_jokers: bool) -> tuple[tuple[int, int], ...]:
+    """The windows (lowest position - 1, jokers needed) of one suit that a hand with presence bits ``pres`` and
+    ``jokers`` jokers can fill as a minimum run, lowest first."""
+    window = (1 << size_r) - 1
+    out = []
+    for low0 in range(nwin):
+        need = size_r - ((pres >> low0) & window).bit_count()
+        if need > jokers or (need == size_r and not all_jokers):
+            continue
+        out.append((low0, need))
+    return tuple(out)
 
 
 def can_make_contract(
@@ -653,43 +704,55 @@ def can_make_contract(
     total = sum(counts)
     if total < groups * size_g + runs * size_r:
         return False
+    jokers = counts[JOKER]
+    if runs == 0:
+        return _groups_possible(counts, jokers, groups, rules)
     c = list(counts)
-    jokers = c[JOKER]
     chosen = list(declared_runs)
     span = size_r - 1
+    wins = _windows(size_r)
+    all_jokers = rules.allow_all_joker_melds
+    # presence bits are kept up to date as the search takes naturals out of ``c`` (and puts them back)
+    presence = run_presence(c)
 
     nwin = MAX_POS - span  # windows (lowest positions) per suit
-    window = (1 << size_r) - 1
+    cands = _WINDOW_CANDIDATES.setdefault((size_r, all_jokers), {})
 
     def rec(r_left: int, start: int, jokers: int) -> bool:
         if r_left == 0:
             return _groups_possible(c, jokers, groups, rules)
-        presence = _run_presence(c)
-        for idx in range(start, 4 * nwin):
-            suit, low0 = divmod(idx, nwin)
-            need = size_r - ((presence[suit] >> low0) & window).bit_count()
-            if need > jokers:
-                continue
-            if need == size_r and not rules.allow_all_joker_melds:
-                continue
-            low = low0 + 1
-            high = low + span
-            if chosen and run_conflicts(suit, low, high, chosen, rules):
-                continue
-            base = suit * NUM_RANKS
-            used = []
-            for p in range(low, high + 1):
-                k = base + (0 if p == MAX_POS else p - 1)
-                if c[k]:
-                    c[k] -= 1
-                    used.append(k)
-            chosen.append((suit, low, high))
-            ok = rec(r_left - 1, idx, jokers - need)
-            chosen.pop()
-            for k in used:
-                c[k] += 1
-            if ok:
-                return True
+        if groups and not _groups_possible(c, jokers, groups, rules):
+            return False  # the groups are short before the runs take any card (fewer cards never make more groups)
+        s0 = start // nwin
+        for suit in range(s0, 4):
+            pres = presence[suit]
+            key = pres << 6 | jokers if jokers < 64 else (pres, jokers)
+            cl = cands.get(key)
+            if cl is None:
+                cl = cands[key] = _window_candidates(pres, jokers, size_r, nwin, all_jokers)
+            first = start - suit * nwin  # windows before ``start`` were tried by the callers
+            for low0, need in cl:
+                if low0 < first:
+                    continue
+                if chosen and run_conflicts(suit, low0 + 1, low0 + 1 + span, chosen, rules):
+                    continue
+                idx = suit * nwin + low0
+                kinds, bits = wins[idx][2], wins[idx][3]
+                used = []
+                for i, k in enumerate(kinds):
+                    if c[k]:
+                        c[k] -= 1
+                        used.append(k)
+                        if not c[k]:
+                            presence[suit] &= ~bits[i]
+                chosen.append((suit, low0 + 1, low0 + 1 + span))
+                ok = rec(r_left - 1, idx, jokers - need)
+                chosen.pop()
+                for k in used:
+                    c[k] += 1
+                presence[suit] = pres
+                if ok:
+                    return True
         return False
 
     return rec(runs, 0, jokers)
@@ -748,25 +811,39 @@ def final_partition(counts: list[int], n_runs: int, rules: MeldRules) -> list[tu
     total = sum(c)
     if total < n_runs * rules.run_min:
         return None
+    # a run is one suit and holds each position once (the ace twice only from 1 to 14): a suit needs a run per copy
+    # of its most repeated natural, so a hand needing more runs than ``n_runs`` has no partition
+    least = 0
+    for base in (0, 13, 26, 39):
+        most = max(c[base + 1 : base + 13])
+        aces = c[base]
+        if most or aces:
+            least += max(most, (aces + 1) // 2, 1)
+    if least > n_runs:
+        return None
     chosen: list[tuple[int, int, int]] = []
     result: list[tuple[int, int, list[int]]] = []
 
     def rec(runs_left: int, jokers: int) -> bool:
-        k = next((k for k in range(52) if c[k]), -1)  # the lowest uncovered natural
-        if k < 0:
+        for k in range(52):  # the lowest uncovered natural
+            if c[k]:
+                break
+        else:
             return _joker_runs(runs_left, jokers, chosen, result, rules)
         if runs_left == 0:
             return False
         suit, rank = divmod(k, NUM_RANKS)
         positions = (1, MAX_POS) if rank == 0 else (rank + 1,)
         base = suit * NUM_RANKS
+        # missing[q]: position q of this suit holds no natural (a joker must stand there); fixed while this node
+        # tries its runs (each try restores ``c``)
+        missing = [0] + [0 if c[base + (0 if q == MAX_POS else q - 1)] else 1 for q in range(1, MAX_POS + 1)]
         for p in positions:
             for low in range(max(1, p - MAX_POS + 1), p + 1):
-                for high in range(max(p, low + rules.run_min - 1), MAX_POS + 1):
-                    need = 0
-                    for q in range(low, high + 1):
-                        if c[base + (0 if q == MAX_POS else q - 1)] == 0:
-                            need += 1
+                h0 = max(p, low + rules.run_min - 1)
+                need = sum(missing[low:h0])
+                for high in range(h0, MAX_POS + 1):
+                    need += missing[high]
                     # the positions below p in this run must be jokers or naturals (all naturals there
                     # are already covered since k is the lowest uncovered natural, except same-kind copies)
                     if need > jokers:

@@ -150,6 +150,29 @@ def card_count_highs(shoe: Shoe) -> np.ndarray:
     return np.asarray(shoe.copies_list(), dtype=np.float32)
 
 
+class ObservationOutError(ValueError):
+    """``encode(..., out=)`` given something that is not a float32 C-contiguous array of the observation's size."""
+
+
+def _out_array(out: Any, size: int) -> np.ndarray:
+    """A zeroed float32 vector of ``size`` items: ``out`` cleared when given (checked), else a new array."""
+    if out is None:
+        return np.zeros(size, dtype=np.float32)
+    if (
+        not isinstance(out, np.ndarray)
+        or out.dtype != np.float32
+        or out.shape != (size,)
+        or not out.flags.c_contiguous
+        or not out.flags.writeable
+    ):
+        what = f"{out.dtype} array of shape {out.shape}" if isinstance(out, np.ndarray) else type(out).__name__
+        raise ObservationOutError(
+            f"out must be a writeable C-contiguous float32 array of shape ({size},), got {what}"
+        )
+    out.fill(0.0)
+    return out
+
+
 def _view_of(view: Any, seat: int | None) -> Any:
     """``view``, or the view of ``seat`` when ``view`` is an engine state (the ``encode(state, seat)`` form)."""
     return view if seat is None else view.public_view(seat)
@@ -231,15 +254,17 @@ class ContractObserver:
         #: offset of the first table row of each seat offset
         self._table_rows = [o["table"] + rel * max_melds * MELD_FEATURES for rel in range(n)]
 
-    def encode(self, view: Any, seat: int | None = None) -> np.ndarray:
+    def encode(self, view: Any, seat: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """The float32 observation of a public view (``state.public_view(seat)``; zeros for pieces that do not
         apply). It reads only the view, so it cannot see hidden cards. ``encode(state, seat)`` (an engine state and
-        a seat, the form of earlier releases) encodes ``state.public_view(seat)``."""
+        a seat, the form of earlier releases) encodes ``state.public_view(seat)``. ``out``: a float32 C-contiguous
+        array of ``size`` items to write the observation into (returned; e.g. a row of a batch), instead of a new
+        array; ``ObservationOutError`` if it is not one."""
         v = _view_of(view, seat)
         o = self._o
         n = self.n
         me = v.seat
-        arr = np.zeros(self.size, dtype=np.float32)
+        arr = _out_array(out, self.size)
         out = memoryview(arr)  # item writes through a memoryview cost half of numpy's (same float32 rounding)
         encode_cards(arr, o, v, self.shoe_size, out)
         encode_known(arr, o["known"], v)
@@ -357,15 +382,15 @@ class ContinentalObserver:
         self.low, self.high = self.pieces.low(), self.pieces.high()
         self._bal_high = [float(v) for v in self.pieces.highs["balances"].ravel()]
 
-    def encode(self, view: Any, seat: int | None = None) -> np.ndarray:
+    def encode(self, view: Any, seat: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """The float32 observation of a public view (``state.public_view(seat)``), reading only the view.
         ``encode(state, seat)`` (an engine state and a seat, the form of earlier releases) encodes
-        ``state.public_view(seat)``."""
+        ``state.public_view(seat)``. ``out``: as in ``ContractObserver.encode`` (an array to write into)."""
         v = _view_of(view, seat)
         o = self._o
         n = self.n
         me = v.seat
-        arr = np.zeros(self.size, dtype=np.float32)
+        arr = _out_array(out, self.size)
         out = memoryview(arr)  # item writes through a memoryview cost half of numpy's (same float32 rounding)
         encode_cards(arr, o, v, self.shoe_size, out)
         encode_known(arr, o["known"], v)
@@ -411,6 +436,7 @@ def max_payment(rules: Any) -> int:
 
 __all__ = [
     "ContractObserver",
+    "ObservationOutError",
     "ContinentalObserver",
     "Pieces",
     "CONTRACT_PHASES",

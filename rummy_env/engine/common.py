@@ -23,6 +23,33 @@ def make_rng(seed: int | None) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(seed))
 
 
+def copy_rng(rng: np.random.Generator) -> np.random.Generator:
+    """An independent copy of a game's generator (same state: it draws the same numbers), for ``clone``; a
+    quarter of the cost of ``copy.deepcopy``."""
+    bg = rng.bit_generator
+    new = type(bg)(0)
+    new.state = bg.state
+    return np.random.Generator(new)
+
+
+def copy_round_results(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A deep copy of a state's ``round_results`` (JSON-like data: dicts, lists, scalars), for ``clone``; faster
+    than ``copy.deepcopy``."""
+    return _copy_json(results)
+
+
+def _copy_json(v: Any) -> Any:
+    t = type(v)
+    if t is list:
+        return [_copy_json(x) for x in v]
+    if t is dict:
+        return {k: _copy_json(x) for k, x in v.items()}
+    return v if t in _IMMUTABLE else copy.deepcopy(v)
+
+
+_IMMUTABLE = frozenset((int, str, float, bool, type(None)))
+
+
 def rng_to_json(rng: np.random.Generator) -> dict[str, Any]:
     """The generator's state as JSON-able data."""
     st = rng.bit_generator.state
@@ -126,15 +153,16 @@ class EngineState:
         if self.phase == GAME_OVER:
             raise IllegalActionError(f"the game is over: no action is legal (got {action!r})")
         legal = self.legal_actions()  # type: ignore[attr-defined]
-        if isinstance(action, (bool, np.bool_)) or not (
-            isinstance(action, (int, np.integer))
-            or (isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer))
-        ):
-            raise IllegalActionError(
-                f"action must be an integer id (int, numpy integer or 0-d integer array), got "
-                f"{type(action).__name__} {action!r}"
-            )
-        action = int(action)
+        if type(action) is not int:  # the common case first: a plain int needs no further checks
+            if isinstance(action, (bool, np.bool_)) or not (
+                isinstance(action, (int, np.integer))
+                or (isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer))
+            ):
+                raise IllegalActionError(
+                    f"action must be an integer id (int, numpy integer or 0-d integer array), got "
+                    f"{type(action).__name__} {action!r}"
+                )
+            action = int(action)
         if action not in legal:
             raise IllegalActionError(self._illegal_message(action, legal))
         self.history.append(action)

@@ -35,6 +35,8 @@ from .common import (
     _int_field,
     _sym_s,
     check_scenario,
+    copy_rng,
+    copy_round_results,
     load_cards,
     load_known,
     load_scores,
@@ -309,9 +311,9 @@ class ContinentalState(EngineState):
         new.stock = list(self.stock)
         new.discard = list(self.discard)
         new.scores = list(self.scores)
-        new.round_results = copy.deepcopy(self.round_results)
+        new.round_results = copy_round_results(self.round_results)
         new.history = list(self.history)
-        new.rng = copy.deepcopy(self.rng)
+        new.rng = copy_rng(self.rng)
         new._legal = list(self._legal) if self._legal is not None else None
         return new
 

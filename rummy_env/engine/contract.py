@@ -65,7 +65,7 @@ from ..rules.contract_opening import (
     rest_ok,
 )
 from .actions import ActionLayout
-from .common import EngineState, make_rng, redeal_hidden, shuffled
+from .common import EngineState, copy_rng, copy_round_results, make_rng, redeal_hidden, shuffled
 
 DRAW = "draw"
 BUY = "buy"
@@ -229,13 +229,54 @@ class ContractState(EngineState):
             return [lay.DRAW_STOCK]
         acts = [lay.DRAW_STOCK, lay.DRAW_DISCARD]
         if self.rules.deep_pickup:
-            for depth in range(2, len(self.discard) + 1):
-                if self._pickup_placeable(depth):
+            top = len(self.discard)
+            first = None
+            if top >= 2 and not self.final_round and not self.opened[self.active]:
+                first = self._first_makeable_depth(top)
+            for depth in range(2, top + 1):
+                if first is not None:
+                    # before an opening the card is placeable only if the hand then makes the contract, which
+                    # holds from depth ``first`` on (more cards never unmake a contract)
+                    if depth >= first and self._pickup_placeable(depth, makeable=True):
+                        acts.append(lay.PICKUP + depth - 2)
+                elif self._pickup_placeable(depth):
                     acts.append(lay.PICKUP + depth - 2)
         return acts
 
-    def _pickup_placeable(self, depth: int) -> bool:
-        """B.1-6 / B.2-10: a deep pickup is offered only if the chosen card can reach the table this turn."""
+    def _first_makeable_depth(self, top: int) -> int:
+        """The least pickup depth (2..``top``) after which the active hand (not yet down) can make the contract
+        owed, ``top + 1`` if none: ``can_make_contract`` is monotone in the hand, so a bisection finds it."""
+        p = self.active
+        hand = self.hands[p]
+        disc = self.discard
+        g, r = self.opening_left if self.opening_left else self.contract
+        declared = tuple(self.opening_runs)
+        rules = self.rules
+
+        def makeable(depth: int) -> bool:
+            picked = disc[-depth:]
+            for k in picked:
+                hand[k] += 1
+            try:
+                return can_make_contract(hand, g, r, rules, declared)
+            finally:
+                for k in picked:
+                    hand[k] -= 1
+
+        if not makeable(top):
+            return top + 1
+        lo, hi = 2, top  # makeable(hi) holds; find the least such depth
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if makeable(mid):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    def _pickup_placeable(self, depth: int, makeable: bool | None = None) -> bool:
+        """B.1-6 / B.2-10: a deep pickup is offered only if the chosen card can reach the table this turn
+        (``makeable``: ``_placeable``'s contract test, when already known)."""
         p = self.active
         hand = self.hands[p]
         picked = self.discard[-depth:]
@@ -243,14 +284,15 @@ class ContractState(EngineState):
             hand[k] += 1
         self.hand_size[p] += depth
         try:
-            return self._placeable(self.discard[-depth])
+            return self._placeable(self.discard[-depth], makeable)
         finally:
             for k in picked:
                 hand[k] -= 1
             self.hand_size[p] -= depth
 
-    def _placeable(self, c: int) -> bool:
-        """Can the active player still put a card of kind ``c`` (in hand) on the table during this turn?"""
+    def _placeable(self, c: int, makeable: bool | None = None) -> bool:
+        """Can the active player still put a card of kind ``c`` (in hand) on the table during this turn?
+        ``makeable``: whether a hand not yet down can make the contract owed, when the caller knows it."""
         p = self.active
         hand = self.hands[p]
         rules = self.rules
@@ -259,7 +301,9 @@ class ContractState(EngineState):
         if not self.opened[p]:
             g, r = self.opening_left if self.opening_left else self.contract
             declared = tuple(self.opening_runs)
-            if not can_make_contract(hand, g, r, rules, declared):
+            if makeable is None:
+                makeable = can_make_contract(hand, g, r, rules, declared)
+            if not makeable:
                 return False  # the card can only reach the table after an opening
             if in_some_contract_meld(hand, c, g, r, declared, rules):
                 return True
@@ -322,12 +366,13 @@ class ContractState(EngineState):
         elif not self.rules.exact_minimum_opening:
             # melds longer than the minimum: the opening's own melds may be extended in the opening turn
             acts.extend(self._layoff_actions(own_only=True))
-        for k in range(NUM_KINDS):
-            if hand[k] and self._discardable(k):
-                acts.append(lay.DISCARD + k)
-        if self.must_place >= 0:
-            acts = self._keeping_placeable(acts)
-        return acts
+        if self.must_place < 0:  # B.2-10: no discard while the deep-pickup card is not on the table
+            # ``_discardable`` can only refuse a held card (then) for the kind taken from the discard pile (A.2-4)
+            t = self.taken_discard
+            base = lay.DISCARD
+            acts.extend([base + k for k, c in enumerate(hand) if c and (k != t or self._discardable(k))])
+            return acts
+        return self._keeping_placeable(acts)
 
     def _keeping_placeable(self, acts: list[int]) -> list[int]:
         """B.2-10: after a deep pickup, only actions after which the chosen card can still reach the table."""
@@ -766,9 +811,9 @@ class ContractState(EngineState):
         new.opening_runs = list(self.opening_runs)
         new.buy_queue = list(self.buy_queue)
         new.scores = list(self.scores)
-        new.round_results = copy.deepcopy(self.round_results)
+        new.round_results = copy_round_results(self.round_results)
         new.history = list(self.history)
-        new.rng = copy.deepcopy(self.rng)
+        new.rng = copy_rng(self.rng)
         new._legal = list(self._legal) if self._legal is not None else None
         return new
 

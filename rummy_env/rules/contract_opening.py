@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS, kind_of, rank_of, suit_of
-from ..core.melds import MAX_POS, can_make_contract, final_partition, pos_kind, run_conflicts
+from ..core.melds import MAX_POS, can_make_contract, final_partition, pos_kind, run_conflicts, run_presence
 
 #: (suit, low, high) of the runs already laid in the current opening
 Declared = tuple[tuple[int, int, int], ...]
@@ -22,8 +22,20 @@ Declared = tuple[tuple[int, int, int], ...]
 FinalLayout = tuple[list[tuple[int, int, list[int]]], int]
 
 
+_SUB_MULTISETS: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
+
+
 def sub_multisets(avail: list[int], size: int, distinct: bool) -> list[tuple[int, ...]]:
-    """Sorted suit tuples of length ``size`` drawable from ``avail`` copies per suit (``distinct``: each suit once)."""
+    """Sorted suit tuples of length ``size`` drawable from ``avail`` copies per suit (``distinct``: each suit once).
+    Cached by its arguments (the list returned is shared: do not change it)."""
+    key = (*avail, size, distinct)
+    out = _SUB_MULTISETS.get(key)
+    if out is None:
+        out = _SUB_MULTISETS[key] = _sub_multisets(avail, size, distinct)
+    return out
+
+
+def _sub_multisets(avail: list[int], size: int, distinct: bool) -> list[tuple[int, ...]]:
     out: list[tuple[int, ...]] = []
     cur: list[int] = []
 
@@ -142,16 +154,19 @@ def _opening_groups(
     out: list[int] = []
     size = rules.group_min
     jokers = hand[JOKER]
+    distinct = rules.group_distinct_suits
+    group_ids = catalog.group_ids
     for rank in range(1, NUM_RANKS + 1):
-        avail = [hand[kind_of(s, rank)] for s in range(4)]
+        r0 = rank - 1
+        avail = [hand[r0], hand[r0 + 13], hand[r0 + 26], hand[r0 + 39]]
         if sum(avail) + jokers < size:
             continue
         for j in range(0, min(size, jokers) + 1):
-            for suits in sub_multisets(avail, size - j, rules.group_distinct_suits):
-                ids = catalog.group_ids.get((rank, suits, j))
+            for suits in sub_multisets(avail, size - j, distinct):
+                ids = group_ids.get((rank, suits, j))
                 if not ids:
                     continue
-                used = [kind_of(s, rank) for s in suits]
+                used = [s * NUM_RANKS + r0 for s in suits]
                 if opening_rest_ok(hand, used, j, g - 1, r, declared, rules, needs_taken):
                     out.extend(ids)
     return out
@@ -167,14 +182,13 @@ def _opening_runs(
     jokers = hand[JOKER]
     full = (1 << size) - 1
     base = len(catalog.groups)
+    presence = run_presence(hand)
     for suit in range(4):
+        pres = presence[suit]
         for low in range(1, MAX_POS - size + 2):
-            present = 0
-            for i in range(size):
-                if hand[pos_kind(suit, low + i)]:
-                    present |= 1 << i
+            present = (pres >> (low - 1)) & full  # bit i: the hand holds the natural at position low + i
             must = full & ~present  # positions that need a joker
-            if bin(must).count("1") > jokers:
+            if must.bit_count() > jokers:
                 continue
             high = low + size - 1
             if run_conflicts(suit, low, high, declared, rules):
@@ -182,7 +196,7 @@ def _opening_runs(
             sub = present
             while True:
                 mask = must | (present & ~sub)  # jokers where the hand lacks the card, and optionally more
-                nj = bin(mask).count("1")
+                nj = mask.bit_count()
                 idx = catalog.run_index.get((suit, low, mask)) if nj <= jokers else None
                 if idx is not None:
                     used = [pos_kind(suit, low + i) for i in range(size) if not mask >> i & 1]
