@@ -176,3 +176,24 @@ def test_table_melds_are_frozen_copies():
     assert view.melds[owner][0] == st.seat_melds[owner][0]
     assert view.melds[owner][0] is not st.seat_melds[owner][0]
     assert view.table() == [m for ms in st.seat_melds for m in ms]
+
+
+@pytest.mark.parametrize("profile", ["contract", "contract_gamerules", "continental"])
+def test_encode_into_a_given_row_equals_a_fresh_encoding(profile: str) -> None:
+    """``observer.encode(view, out=row)`` writes the same float32 vector into the row (stale contents cleared) and
+    refuses a row of the wrong dtype, size or layout with ``ObservationOutError`` (a ValueError)."""
+    from rummy_env.encoding.observation import ObservationOutError
+
+    env = rummy_env.make(profile, wrapped=False)
+    env.reset(seed=11)
+    u = env.unwrapped
+    view = u.public_view(env.agent_selection)
+    fresh = u.observer.encode(view)
+    batch = np.full((3, u.observer.size), 7.0, dtype=np.float32)
+    got = u.observer.encode(view, out=batch[1])
+    assert got is batch[1] or np.shares_memory(got, batch[1])
+    assert np.array_equal(batch[1], fresh) and (batch[0] == 7.0).all() and (batch[2] == 7.0).all()
+    for bad in (np.zeros(u.observer.size, dtype=np.float64), np.zeros(u.observer.size + 1, dtype=np.float32),
+                np.zeros((u.observer.size, 2), dtype=np.float32)[:, 0]):
+        with pytest.raises(ObservationOutError):
+            u.observer.encode(view, out=bad)
