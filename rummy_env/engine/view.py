@@ -150,7 +150,7 @@ class PublicView:
     num_players: int
     #: the frozen rules object of the profile
     rules: Any = field(repr=False)
-    #: the static action table (``rummy_env.encoding.actions.ActionLayout``)
+    #: the static action table (``rummy_env.engine.actions.ActionLayout``)
     layout: Any = field(repr=False, compare=False)
     #: round number (1-based), this round's contract (groups, runs), whether it is gone out all at once
     round: int
