@@ -29,9 +29,16 @@ from pettingzoo.utils.env_logger import EnvLogger
 from ..core.cards import NUM_KINDS, Shoe, card_str
 from ..engine import IllegalActionError
 from ..registry import game
-from .session import add_step_rewards, next_seed, seed_stream, session_results
+from .session import (
+    REWARD_MODES_BY_SCORE,
+    add_step_rewards,
+    check_reward_mode,
+    next_seed,
+    seed_stream,
+    session_results,
+)
 
-REWARD_MODES = ("penalty", "relative", "win")
+REWARD_MODES = REWARD_MODES_BY_SCORE["penalty"]
 ILLEGAL_MODES = ("raise", "terminate")
 #: the keys ``reset(options=...)`` understands
 RESET_OPTIONS = ("scenario",)
@@ -98,11 +105,9 @@ class RummyAECEnv(AECEnv):
         max_cycles: int | None = None,
     ):
         super().__init__()
-        reward = self.reward_modes[0] if reward is None else reward
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r}; allowed: None, 'human', 'ansi'")
-        if reward not in self.reward_modes:
-            raise ValueError(f"reward={reward!r}; allowed: {list(self.reward_modes)}")
+        reward = check_reward_mode(reward, self.reward_modes)
         if illegal_action not in ILLEGAL_MODES:
             raise ValueError(f"illegal_action={illegal_action!r}; allowed: {list(ILLEGAL_MODES)}")
         if max_steps is not None and (not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1):

@@ -62,6 +62,7 @@ from ..core.cards import card_str
 from ..engine.continental import deprecated_deals
 from ..rules import get_rules
 from .base import RummyAECEnv, hand_text, wrap
+from .session import REWARD_MODES_BY_SCORE
 
 
 class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
@@ -69,7 +70,7 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
 
     metadata = {"render_modes": ["human", "ansi"], "name": "continental_v0", "is_parallelizable": False, "render_fps": 1}
     profile = "continental"
-    reward_modes = ("payment", "win")
+    reward_modes = REWARD_MODES_BY_SCORE["payment"]
 
     def __init__(
         self,
