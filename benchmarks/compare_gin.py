@@ -1,0 +1,504 @@
+"""Random legal play, one core, ours next to the peers' gin rummy, measured in ONE run: ``docs/benchmarks.md``.
+
+    python benchmarks/compare_gin.py                      # peers from .venv-peers (benchmarks/setup_peers.sh)
+    python benchmarks/compare_gin.py --seconds 2 --repeats 3 --only contract_aec,pz_gin
+
+Rows: PettingZoo 1.26.1 ``gin_rummy_v4`` (AEC), RLCard gin rummy (native), OpenSpiel gin rummy with an observation
+tensor each decision and without (the peers, run by ``benchmarks/peers.py`` in the peers' Python as
+subprocesses); every profile's AEC env (``rummy_env.make``), its bare engine (``rummy_env.engine.new_state``) and
+``rummy_env.vector.VectorEnv`` with observations and masks written every step (ours, in this process). The
+measurements alternate between ours and the peers' within every repeat (and the order is reversed every other
+repeat), so each ratio compares figures taken under the same load; the table gives the median over the repeats
+of decisions/s and of the per-repeat ratio to PettingZoo's gin. Writes a JSON file and a markdown table.
+A peer that is not installed is reported as such; the others are still measured.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # one core: no BLAS thread pools
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import datetime as _dt  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import random  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+PEERS_SCRIPT = HERE / "peers.py"
+DEFAULT_PEERS_PYTHON = ROOT / ".venv-peers" / "bin" / "python"
+#: how often (in decisions) the single-table loops look at the clock
+CLOCK_EVERY = 64
+#: the reference of every ratio
+REFERENCE = "pz_gin"
+
+#: peer rows, in table order: id -> label (the measurement itself is in peers.py)
+PEER_ROWS: dict[str, str] = {
+    "pz_gin": "PettingZoo `gin_rummy_v4` (AEC)",
+    "rlcard_gin": "RLCard gin rummy (native)",
+    "openspiel_gin_obs": "OpenSpiel gin rummy, C++, with an observation tensor each decision",
+    "openspiel_gin": "OpenSpiel gin rummy, C++, no observations",
+}
+
+#: our profiles as measured: profile -> (what the label adds, config passed to make / VectorEnv / new_state)
+PROFILES: dict[str, tuple[str, dict[str, Any]]] = {
+    "contract": ("", {}),
+    "contract_gamerules": (", 4 players", {"num_players": 4}),
+    "continental": (", 4 players", {"num_players": 4}),
+}
+
+
+class BenchmarkArgumentError(ValueError):
+    """A bad argument of compare_gin.py (a row id, a budget, a path)."""
+
+
+# --- our measurement loops ----------------------------------------------------------------------------------------
+def _aec(profile: str, config: dict[str, Any], seconds: float, seed: int, num_envs: int) -> tuple[int, int, float]:
+    """The AEC env as a PettingZoo user drives it, the same loop as the PettingZoo gin peer: ``reset(seed=seed)``
+    once, ``reset()`` per session; ``last()``, the action mask, a uniformly random legal action, ``step``."""
+    import rummy_env
+
+    env = rummy_env.make(profile, **config)
+    rng = random.Random(seed)
+    env.reset(seed=seed)
+    decisions = sessions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    running = True
+    while running:
+        for _agent in env.agent_iter():
+            obs, _reward, term, trunc, _info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.randrange(len(legal))]))
+            decisions += 1
+            if decisions % CLOCK_EVERY == 0 and time.perf_counter() > deadline:
+                running = False
+                break
+        else:
+            sessions += 1
+            env.reset()
+    return decisions, sessions, time.perf_counter() - start
+
+
+def _engine(profile: str, config: dict[str, Any], seconds: float, seed: int, num_envs: int) -> tuple[int, int, float]:
+    """The bare engine, no observations: ``new_state(profile, seed=seed + i)`` per session, ``legal_actions()``,
+    a uniformly random one, ``apply``."""
+    from rummy_env.engine import new_state
+
+    rng = random.Random(seed)
+    decisions = sessions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    running = True
+    while running:
+        state = new_state(profile, seed=seed + sessions, **config)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+            decisions += 1
+            if decisions % CLOCK_EVERY == 0 and time.perf_counter() > deadline:
+                running = False
+                break
+        else:
+            sessions += 1
+    return decisions, sessions, time.perf_counter() - start
+
+
+def _vector(profile: str, config: dict[str, Any], seconds: float, seed: int, num_envs: int) -> tuple[int, int, float]:
+    """``VectorEnv(profile, num_envs, seed=seed)``: every step applies one decision at each table and writes every
+    table's observation and mask; actions from ``random_legal_actions(mask, np.random.default_rng(seed))``."""
+    from rummy_env.vector import VectorEnv, random_legal_actions
+
+    vec = VectorEnv(profile, num_envs, seed=seed, **config)
+    rng = np.random.default_rng(seed)
+    _obs, mask, _seat = vec.reset()
+    steps = sessions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        _obs, mask, _seat, _rewards, done = vec.step(random_legal_actions(mask, rng))
+        steps += 1
+        sessions += int(np.count_nonzero(done))
+    return steps * vec.num_envs, sessions, time.perf_counter() - start
+
+
+#: layer -> (label template, measurement loop)
+LAYERS: dict[str, tuple[str, Callable[..., tuple[int, int, float]]]] = {
+    "aec": ("`{p}_v0` AEC{players}", _aec),
+    "engine": ("{p} engine only{players} (no observations)", _engine),
+    "vector": ("`VectorEnv` {p}{players}, {n} tables, observations + masks every step", _vector),
+}
+
+
+def our_rows(num_envs: int) -> dict[str, str]:
+    """Our row ids (``<profile>_<layer>``) -> labels, in table order (AEC, engine, vector)."""
+    rows = {}
+    for layer, (what, _fn) in LAYERS.items():
+        for profile, (players, _config) in PROFILES.items():
+            rows[f"{profile}_{layer}"] = what.format(p=profile, players=players, n=num_envs)
+    return rows
+
+
+def measure_ours(row: str, seconds: float, seed: int, warmup: float, num_envs: int) -> dict[str, Any]:
+    """One measurement of our row ``row`` (after ``warmup`` seconds of untimed play on a fresh env)."""
+    profile, layer = row.rsplit("_", 1)
+    _label, config = PROFILES[profile]
+    fn = LAYERS[layer][1]
+    if warmup > 0:
+        fn(profile, config, warmup, seed + 1_000_003, num_envs)
+    decisions, sessions, secs = fn(profile, config, seconds, seed, num_envs)
+    return _run_record(decisions, sessions, secs)
+
+
+def _run_record(decisions: int, sessions: int, secs: float) -> dict[str, Any]:
+    return {
+        "decisions": decisions,
+        "sessions": sessions,
+        "seconds": round(secs, 3),
+        "decisions_per_second": decisions / secs,
+        "sessions_per_second": sessions / secs,
+    }
+
+
+# --- peers (subprocesses in the peers' Python) --------------------------------------------------------------------
+def probe_peers(peers_python: Path) -> tuple[dict[str, dict[str, Any]], str | None]:
+    """Which peers the peers' Python has: ``({peer: {"available": ..., "version" | "reason": ...}}, None)``, or
+    every peer unavailable and the reason (no such Python, or the probe failed)."""
+    if not peers_python.exists():
+        reason = (f"no peers Python at {peers_python}: create it with `bash benchmarks/setup_peers.sh` or pass "
+                  "--peers-python PATH")
+        return {p: {"available": False, "reason": reason} for p in PEER_ROWS}, reason
+    try:
+        out = subprocess.run([str(peers_python), str(PEERS_SCRIPT), "probe"], capture_output=True, text=True,
+                             timeout=300, check=True)
+        found = json.loads(out.stdout.strip().splitlines()[-1])["peers"]
+    except (OSError, subprocess.SubprocessError, ValueError, KeyError, IndexError) as exc:
+        reason = f"probing the peers with {peers_python} failed: {exc}"
+        return {p: {"available": False, "reason": reason} for p in PEER_ROWS}, reason
+    return found, None
+
+
+def measure_peer(peers_python: Path, peer: str, seconds: float, seed: int, warmup: float) -> dict[str, Any]:
+    """One measurement of ``peer`` in a subprocess (timed inside it: its start-up and imports are not counted);
+    ``{"error": ...}`` if it failed."""
+    cmd = [str(peers_python), str(PEERS_SCRIPT), "measure", peer, "--seconds", repr(seconds), "--seed", str(seed),
+           "--warmup", repr(warmup)]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + warmup + 300)
+        rec = json.loads(out.stdout.strip().splitlines()[-1])
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError) as exc:
+        return {"error": f"{peer}: {exc}"}
+    if out.returncode != 0 or "decisions_per_second" not in rec:
+        return {"error": rec.get("reason") or f"{peer}: exit {out.returncode}: {out.stderr.strip()[-500:]}"}
+    return rec
+
+
+# --- the run -----------------------------------------------------------------------------------------------------
+def schedule(ours: list[str], peers: list[str], repeat: int) -> list[str]:
+    """The order of one repeat: the peers spread evenly among ours (ours, peer, ours, ...), reversed on odd
+    repeats so that no row always runs first or last."""
+    keyed = [((i + 0.5) / len(ours), 0, r) for i, r in enumerate(ours)]
+    keyed += [((i + 0.5) / len(peers), 1, r) for i, r in enumerate(peers)]
+    order = [r for _k, _side, r in sorted(keyed)]
+    return order[::-1] if repeat % 2 else order
+
+
+def _pin(cpu: int | None) -> int | None:
+    """Pin this process (and so its subprocesses) to one CPU: ``cpu``, or the first one allowed; None where the
+    platform cannot pin."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    allowed = sorted(os.sched_getaffinity(0))
+    if cpu is None:
+        cpu = allowed[0]
+    if cpu not in allowed:
+        raise BenchmarkArgumentError(f"--cpu {cpu}: this process may run on CPUs {allowed}")
+    os.sched_setaffinity(0, {cpu})
+    return cpu
+
+
+def _uptime() -> str:
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def machine_description(note: str | None) -> dict[str, Any]:
+    """What the figures were measured on: CPU model, cores, memory, OS, Python, and ``note`` (e.g. "shared")."""
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem_gib = None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                mem_gib = round(int(line.split()[1]) / 2**20, 1)
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_gib": mem_gib,
+        "platform": platform.platform(),
+        "python": sys.version.split()[0],
+        "note": note,
+    }
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
+                             timeout=10)
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (out.stdout.strip() + ("+dirty" if dirty else "")) if out.returncode == 0 else None
+
+
+def _fmt_int(x: float | None) -> str:
+    return "" if x is None else f"{x:,.0f}"
+
+
+def _fmt_ratio(x: float | None) -> str:
+    if x is None:
+        return ""
+    return f"{x:.1f}" if x >= 10 else f"{x:.2f}"
+
+
+def markdown_table(result: dict[str, Any]) -> str:
+    """The markdown table of a result: decisions/s and ÷ PettingZoo gin (medians of the repeats), sessions/s."""
+    s = result["settings"]
+    lines = [
+        "| | decisions/s | ÷ PettingZoo gin | sessions/s |",
+        "|---|---|---|---|",
+    ]
+    for row in result["rows"]:
+        if not row["available"]:
+            lines.append(f"| {row['label']} | not measured: {row['reason']} | | |")
+            continue
+        sps = row["sessions_per_second"]
+        lines.append(f"| {row['label']} | {_fmt_int(row['decisions_per_second'])} | "
+                     f"{_fmt_ratio(row['ratio_to_pz_gin'])} | {sps:,.2f} |")
+    load = result["load"]
+    lines += [
+        "",
+        f"Random legal play (seed {s['seed']}), one core (CPU {s['cpu']}), median of {s['repeats']} repeats of "
+        f"{s['seconds']} s per row (after {s['warmup']} s of warm-up), ours and the peers alternating. "
+        f"Machine: {result['machine']['cpu']}, {result['machine']['cores']} cores"
+        + (f" ({result['machine']['note']})" if result["machine"].get("note") else "")
+        + f"; load average before {load['before']}, after {load['after']}. {result['date_utc']}.",
+    ]
+    if result["rows"] and all(r["ratio_to_pz_gin"] is None for r in result["rows"]):
+        lines.append("")
+        lines.append("PettingZoo's gin_rummy_v4 was not measured, so there are no ratios.")
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Measure every selected row ``args.repeats`` times, alternating ours and the peers; the result dict."""
+    ours_all = our_rows(args.num_envs)
+    selected = set(args.only) if args.only else set(PEER_ROWS) | set(ours_all)
+    unknown = selected - set(PEER_ROWS) - set(ours_all)
+    if unknown:
+        raise BenchmarkArgumentError(f"--only {sorted(unknown)}: unknown rows; allowed: "
+                                     f"{list(PEER_ROWS) + list(ours_all)}")
+    peers_sel = [p for p in PEER_ROWS if p in selected]
+    ours = [r for r in ours_all if r in selected]
+    peers_python = Path(args.peers_python)
+    found: dict[str, dict[str, Any]] = {}
+    if peers_sel and args.no_peers:
+        found = {p: {"available": False, "reason": "--no-peers"} for p in peers_sel}
+    elif peers_sel:
+        found, why = probe_peers(peers_python)
+        if why:
+            _say(f"peers: {why}; measuring ours only")
+    for p in peers_sel:
+        if not found.get(p, {}).get("available"):
+            _say(f"{p}: not installed ({found.get(p, {}).get('reason', 'unknown')}); continuing with the others")
+    peers = [p for p in peers_sel if found.get(p, {}).get("available")]
+    cpu = _pin(args.cpu) if not args.no_pin else None
+    labels = {**PEER_ROWS, **ours_all}
+    runs: dict[str, list[dict[str, Any]]] = {r: [] for r in peers + ours}
+    errors: dict[str, str] = {}
+    load_before, uptime_before = _loadavg(), _uptime()
+    orders = []
+    for rep in range(args.repeats):
+        order = schedule(ours, peers, rep) if ours and peers else (ours or peers)
+        orders.append(order)
+        for row in order:
+            seed = args.seed
+            if row in PEER_ROWS:
+                rec = measure_peer(peers_python, row, args.seconds, seed, args.warmup)
+            else:
+                try:
+                    rec = measure_ours(row, args.seconds, seed, args.warmup, args.num_envs)
+                except Exception as exc:  # noqa: BLE001 - one broken row must not lose the others' figures
+                    rec = {"error": f"{row}: {type(exc).__name__}: {exc}"}
+            rec["repeat"] = rep
+            if "error" in rec:
+                errors[row] = rec["error"]
+                _say(f"[{rep + 1}/{args.repeats}] {row}: FAILED {rec['error']}")
+                continue
+            runs[row].append(rec)
+            _say(f"[{rep + 1}/{args.repeats}] {row}: {rec['decisions_per_second']:,.0f} decisions/s")
+    load_after, uptime_after = _loadavg(), _uptime()
+    ref = runs.get(REFERENCE, [])
+    rows = []
+    for row in [p for p in PEER_ROWS if p in selected] + ours:
+        rs = runs.get(row, [])
+        entry: dict[str, Any] = {"id": row, "label": labels[row], "kind": "peer" if row in PEER_ROWS else "ours"}
+        if row in PEER_ROWS:
+            info = found.get(row, {})
+            entry["package_version"] = info.get("version")
+        if not rs:
+            entry.update(available=False, reason=errors.get(row) or found.get(row, {}).get("reason", "not measured"),
+                         runs=[], decisions_per_second=None, sessions_per_second=None, ratios_to_pz_gin=[],
+                         ratio_to_pz_gin=None)
+            rows.append(entry)
+            continue
+        # a row's ratio in a repeat: to the reference measured in the same round of the alternation
+        ref_of = {g["repeat"]: g["decisions_per_second"] for g in ref}
+        ratios = [r["decisions_per_second"] / ref_of[r["repeat"]] for r in rs if ref_of.get(r["repeat"], 0) > 0]
+        entry.update(
+            available=True,
+            runs=[{k: v for k, v in r.items() if k in ("repeat", "decisions", "sessions", "seconds",
+                                                       "decisions_per_second", "sessions_per_second")} for r in rs],
+            decisions_per_second=statistics.median(r["decisions_per_second"] for r in rs),
+            sessions_per_second=statistics.median(r["sessions_per_second"] for r in rs),
+            ratios_to_pz_gin=ratios,
+            ratio_to_pz_gin=statistics.median(ratios) if ratios else None,
+        )
+        rows.append(entry)
+    import rummy_env
+
+    result = {
+        "benchmark": "compare_gin",
+        "schema": 1,
+        "date_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": machine_description(args.machine_note),
+        "load": {"before": load_before, "after": load_after, "uptime_before": uptime_before,
+                 "uptime_after": uptime_after},
+        "settings": {"seconds": args.seconds, "repeats": args.repeats, "warmup": args.warmup, "seed": args.seed,
+                     "num_envs": args.num_envs, "cpu": cpu, "peers_python": str(peers_python)},
+        "rummy_env": {"version": getattr(rummy_env, "__version__", None), "git_commit": _git_commit(),
+                      # the implementation selected by the environment (issue 15: python / compiled), if any
+                      "RUMMY_ENV_IMPL": os.environ.get("RUMMY_ENV_IMPL")},
+        "peers": found,
+        "schedule": orders,
+        "rows": rows,
+    }
+    result["markdown"] = markdown_table(result)
+    return result
+
+
+def _loadavg() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def _say(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _positive(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < x < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a finite number of seconds > 0")
+    return x
+
+
+def _non_negative(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= x < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a finite number of seconds >= 0")
+    return x
+
+
+def _count(low: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if n < low:
+            raise argparse.ArgumentTypeError(f"{n}: expected an integer >= {low}")
+        return n
+
+    return parse
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """The command line (``--help`` lists it)."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--seconds", type=_positive, default=5.0, help="timed seconds per measurement (default 5)")
+    p.add_argument("--repeats", type=_count(1), default=3, help="repeats of every row; medians reported (default 3)")
+    p.add_argument("--warmup", type=_non_negative, default=0.5,
+                   help="untimed seconds of play before each measurement (default 0.5)")
+    p.add_argument("--seed", type=_count(0), default=0, help="seed of the deals and of the random players")
+    p.add_argument("--num-envs", type=_count(1), default=16, help="tables of the VectorEnv rows (default 16)")
+    p.add_argument("--peers-python", default=str(DEFAULT_PEERS_PYTHON),
+                   help="the Python of the peers' venv (default .venv-peers/bin/python)")
+    p.add_argument("--no-peers", action="store_true", help="measure ours only")
+    p.add_argument("--only", type=lambda s: [x for x in s.split(",") if x], default=None,
+                   help="comma-separated row ids to measure (default all), e.g. pz_gin,contract_aec")
+    p.add_argument("--cpu", type=_count(0), default=None, help="the CPU to pin to (default: the first allowed)")
+    p.add_argument("--no-pin", action="store_true", help="do not pin to one CPU")
+    p.add_argument("--machine-note", default=None, help="free text about the machine, e.g. 'shared, 2 cores'")
+    p.add_argument("--json", dest="json_path", default=None,
+                   help="JSON output (default benchmarks/results/compare_gin-<UTC date-time>.json)")
+    p.add_argument("--markdown", dest="md_path", default=None, help="markdown output (default: the JSON's name, .md)")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the comparison, write the JSON and the markdown table, print the table."""
+    args = parse_args(argv)
+    try:
+        result = run(args)
+    except BenchmarkArgumentError as exc:
+        print(f"compare_gin.py: error: {exc}", file=sys.stderr)
+        return 2
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H%MZ")
+    json_path = Path(args.json_path) if args.json_path else HERE / "results" / f"compare_gin-{stamp}.json"
+    md_path = Path(args.md_path) if args.md_path else json_path.with_suffix(".md")
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    md_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(result, indent=1) + "\n")
+    md_path.write_text(result["markdown"])
+    print(result["markdown"])
+    _say(f"wrote {json_path} and {md_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
