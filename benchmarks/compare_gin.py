@@ -15,25 +15,21 @@ A peer that is not installed is reported as such; the others are still measured.
 
 from __future__ import annotations
 
+import argparse
+import datetime as _dt
+import json
 import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # one core: no BLAS thread pools
-    os.environ.setdefault(_var, "1")
-
-import argparse  # noqa: E402
-import datetime as _dt  # noqa: E402
-import json  # noqa: E402
-import platform  # noqa: E402
-import random  # noqa: E402
-import statistics  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from collections.abc import Callable  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
-
-import numpy as np  # noqa: E402
+import numpy as np
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -185,12 +181,20 @@ def probe_peers(peers_python: Path) -> tuple[dict[str, dict[str, Any]], str | No
         return {p: {"available": False, "reason": reason} for p in PEER_ROWS}, reason
     try:
         out = subprocess.run([str(peers_python), str(PEERS_SCRIPT), "probe"], capture_output=True, text=True,
-                             timeout=300, check=True)
+                             timeout=300, check=True, env=_one_thread_env())
         found = json.loads(out.stdout.strip().splitlines()[-1])["peers"]
     except (OSError, subprocess.SubprocessError, ValueError, KeyError, IndexError) as exc:
         reason = f"probing the peers with {peers_python} failed: {exc}"
         return {p: {"available": False, "reason": reason} for p in PEER_ROWS}, reason
     return found, None
+
+
+def _one_thread_env() -> dict[str, str]:
+    """The environment of a peer subprocess: no BLAS / OpenMP thread pools (one core)."""
+    env = dict(os.environ)
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env.setdefault(var, "1")
+    return env
 
 
 def measure_peer(peers_python: Path, peer: str, seconds: float, seed: int, warmup: float) -> dict[str, Any]:
@@ -199,7 +203,7 @@ def measure_peer(peers_python: Path, peer: str, seconds: float, seed: int, warmu
     cmd = [str(peers_python), str(PEERS_SCRIPT), "measure", peer, "--seconds", repr(seconds), "--seed", str(seed),
            "--warmup", repr(warmup)]
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + warmup + 300)
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + warmup + 300, env=_one_thread_env())
         rec = json.loads(out.stdout.strip().splitlines()[-1])
     except (OSError, subprocess.SubprocessError, ValueError, IndexError) as exc:
         return {"error": f"{peer}: {exc}"}

@@ -199,6 +199,10 @@ def bench_engine(profile: str, seconds: float, seed: int = 0) -> dict[str, Any]:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
+    """One JSON line per profile and layer: the engine (``bench_engine``), the AEC env (``bench_env``: decisions/s,
+    sessions/s, mask and observation time shares, memory per table) and, with ``--vector N``, ``VectorEnv`` of N
+    tables (``bench_vector_env``: the same figures, the step / observation / sampling time shares, memory per
+    table, and ``ratio_to_aec``). ``docs/benchmarks.md`` says what each key means."""
     profiles = args.profile or _finished_profiles()
     for profile in profiles:
         res = bench_engine(profile, args.seconds, args.seed)
@@ -211,9 +215,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             env_res = bench_env(profile, args.seconds, args.seed)
             print(json.dumps(env_res))
             if args.vector:
-                from ..vector import bench_vector
+                from ..evaluation.bench import bench_vector_env
 
-                vec = bench_vector(profile, num_envs=args.vector, seconds=args.seconds, seed=args.seed)
+                vec = bench_vector_env(profile, num_envs=args.vector, seconds=args.seconds, seed=args.seed)
                 # the ratio of two layers measured in the same run holds across machines; the absolute figures do not
                 vec["ratio_to_aec"] = round(vec["decisions_per_second"] / max(env_res["decisions_per_second"], 1), 2)
                 print(json.dumps(vec))
@@ -251,7 +255,8 @@ def main(argv: list[str] | None = None) -> int:
         type=count(1),
         default=0,
         metavar="N",
-        help="also measure rummy_env.vector.VectorEnv with N tables (ratio to the AEC env of the same run)",
+        help="also measure rummy_env.vector.VectorEnv with N tables: decisions/s, sessions/s, time shares, memory "
+        "per table, ratio to the AEC env of the same run",
     )
     p.set_defaults(func=_cmd_bench)
     p = sub.add_parser("fuzz", help="random self-play with invariant checks after every action")

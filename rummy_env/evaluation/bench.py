@@ -1,18 +1,34 @@
-"""Throughput of the PettingZoo environments, driven the way peer benchmarks drive PettingZoo's classic envs:
-``env.last()``, the action mask, a uniformly random legal action, ``env.step``."""
+"""Throughput and memory of the environments (``rummy bench``; ``docs/benchmarks.md`` says what each figure means).
+
+``bench_env``: the PettingZoo AEC env driven the way peer benchmarks drive PettingZoo's classic envs (``env.last()``,
+the action mask, a uniformly random legal action, ``env.step``). ``bench_vector_env``: ``rummy_env.vector.VectorEnv``
+stepped with ``random_legal_actions`` (observations and masks of every table written every step). Both report
+decisions/s, sessions/s, the time shares of their parts and the memory one table takes (``table_memory``).
+"""
 
 from __future__ import annotations
 
+import gc
+import os
 import random
 import time
+import tracemalloc
 from typing import Any
 
+#: random legal decisions played per table before its memory is read (a table in play, not just dealt)
+MEMORY_STEPS = 100
 
-def bench_env(profile: str, seconds: float, seed: int = 0, **config: Any) -> dict[str, Any]:
-    """Random legal play through the AEC API on one core: decisions/s and the time share of masks (legal-action
-    listing included) and observations (the public view and its encoding)."""
+
+def _check_seconds(seconds: float) -> None:
     if not seconds > 0 or seconds == float("inf"):
         raise ValueError(f"seconds={seconds!r}: expected a finite number of seconds > 0")
+
+
+def bench_env(profile: str, seconds: float, seed: int = 0, memory: bool = True, **config: Any) -> dict[str, Any]:
+    """Random legal play through the AEC API on one core: decisions/s, sessions/s and the time share of masks
+    (legal-action listing included) and observations (the public view and its encoding); ``memory``: also the
+    bytes one AEC env takes (``table_memory``: ``memory_per_table_bytes``, ``memory_peak_bytes``)."""
+    _check_seconds(seconds)
     import numpy as np
 
     import rummy_env
@@ -55,7 +71,7 @@ def bench_env(profile: str, seconds: float, seed: int = 0, **config: Any) -> dic
         sessions += 1
     secs = time.perf_counter() - start
     raw.observe = orig_observe  # type: ignore[method-assign]
-    return {
+    res = {
         "profile": profile,
         "layer": "pettingzoo_aec",
         "decisions": decisions,
@@ -66,3 +82,180 @@ def bench_env(profile: str, seconds: float, seed: int = 0, **config: Any) -> dic
         "mask_time_share": round(t_mask / secs, 3),
         "observation_time_share": round(t_obs / secs, 3),
     }
+    if memory:
+        res.update(table_memory(profile, None, seed, **config))
+    return res
+
+
+def bench_vector_env(profile: str, num_envs: int, seconds: float, seed: int = 0, memory: bool = True,
+                     **config: Any) -> dict[str, Any]:
+    """Random legal play through ``VectorEnv(profile, num_envs, seed=seed, **config)`` for ``seconds``, one core.
+
+    The keys of ``rummy_env.vector.bench_vector`` (``decisions_per_second``: actions applied, all tables together;
+    ``sessions_per_second``: sessions finished, all tables together; ``layer`` = ``"vector"``) and the time shares
+    of the loop's parts: ``step_time_share`` (inside ``vec.step``: engine, legal actions, masks, observations,
+    rewards, auto-reset), of it ``observation_time_share`` (the observer's ``encode``, every table every step;
+    None if this VectorEnv does not go through ``vec.observer.encode``), and ``sampling_time_share``
+    (``random_legal_actions``). ``memory``: also the bytes per table (``table_memory``).
+    """
+    _check_seconds(seconds)
+    import numpy as np
+
+    from ..vector import VectorEnv, random_legal_actions
+
+    vec = VectorEnv(profile, num_envs, seed=seed, **config)
+    rng = np.random.default_rng(seed)
+    t_obs = 0.0
+    n_obs = 0
+    observer = vec.observer
+    encode = observer.encode
+
+    def timed_encode(*args: Any, **kwargs: Any) -> Any:
+        nonlocal t_obs, n_obs
+        t0 = time.perf_counter()
+        out = encode(*args, **kwargs)
+        t_obs += time.perf_counter() - t0
+        n_obs += 1
+        return out
+
+    observer.encode = timed_encode  # an instance attribute: the class and every other observer stay as they are
+    try:
+        _obs, mask, _seat = vec.reset()
+        t_obs, n_obs = 0.0, 0  # the deal is not part of the timed loop
+        steps = sessions = 0
+        t_step = t_sample = 0.0
+        perf = time.perf_counter
+        start = perf()
+        while perf() - start < seconds:
+            t0 = perf()
+            actions = random_legal_actions(mask, rng)
+            t1 = perf()
+            _obs, mask, _seat, _rewards, done = vec.step(actions)
+            t2 = perf()
+            t_sample += t1 - t0
+            t_step += t2 - t1
+            steps += 1
+            sessions += int(np.count_nonzero(done))
+        secs = perf() - start
+    finally:
+        del observer.encode
+    decisions = steps * vec.num_envs
+    res: dict[str, Any] = {
+        "profile": profile,
+        "layer": "vector",
+        "num_envs": vec.num_envs,
+        "decisions": decisions,
+        "sessions": sessions,
+        "seconds": round(secs, 2),
+        "decisions_per_second": round(decisions / secs),
+        "sessions_per_second": round(sessions / secs, 3),
+        "step_time_share": round(t_step / secs, 3),
+        "observation_time_share": round(t_obs / secs, 3) if n_obs else None,
+        "sampling_time_share": round(t_sample / secs, 3),
+    }
+    if memory:
+        res.update(table_memory(profile, vec.num_envs, seed, **config))
+    return res
+
+
+def _rss_bytes() -> int | None:
+    """This process's resident set size (Linux ``/proc/self/statm``), None elsewhere."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def _play_aec(env: Any, seed: int, steps: int) -> None:
+    import numpy as np
+
+    rng = random.Random(seed)
+    env.reset(seed=seed)
+    for _ in range(steps):
+        if env.unwrapped.session_over:
+            env.reset()
+        obs, _r, term, trunc, _i = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.randrange(len(legal))]))
+
+
+def _play_vector(vec: Any, seed: int, steps: int) -> None:
+    import numpy as np
+
+    from ..vector import random_legal_actions
+
+    rng = np.random.default_rng(seed)
+    _obs, mask, _seat = vec.reset()
+    for _ in range(steps):
+        _obs, mask, _seat, _r, _d = vec.step(random_legal_actions(mask, rng))
+
+
+def table_memory(profile: str, num_envs: int | None = None, seed: int = 0, steps: int = MEMORY_STEPS,
+                 **config: Any) -> dict[str, Any]:
+    """The memory one table takes, after ``steps`` random legal decisions per table (a table in play).
+
+    ``num_envs=None``: one AEC env (``rummy_env.make``); else a ``VectorEnv`` of ``num_envs`` tables, divided by
+    ``num_envs`` (its arrays and per-table states; what the tables share, such as the action layout, spread over
+    them). Measured with ``tracemalloc`` (every Python and NumPy allocation the env keeps; caches filled by a
+    first, discarded env are not counted): ``memory_per_table_bytes`` and ``memory_peak_bytes`` (the most traced
+    at once while building and playing, whole env). For a VectorEnv also ``rss_delta_per_table_bytes``: the
+    growth of the process's resident memory per table (coarse: pages, allocator reuse; None off Linux).
+    """
+    import rummy_env
+
+    from ..vector import VectorEnv
+
+    def build() -> Any:
+        if num_envs is None:
+            env = rummy_env.make(profile, **config)
+            _play_aec(env, seed, steps)
+        else:
+            env = VectorEnv(profile, num_envs, seed=seed, **config)
+            _play_vector(env, seed, steps)
+        return env
+
+    # a first env fills the module-level caches (catalogs, layouts) that every later env shares; it stays alive
+    # while the RSS is read, so that the measured env cannot reuse its pages
+    warm = build()
+    rss_per_table = None
+    if num_envs is not None:
+        gc.collect()
+        rss0 = _rss_bytes()
+        env = build()
+        gc.collect()
+        rss1 = _rss_bytes()
+        del env
+        if rss0 is not None and rss1 is not None:
+            rss_per_table = max(rss1 - rss0, 0) // num_envs
+    del warm
+    gc.collect()
+    was_tracing = tracemalloc.is_tracing()
+    if not was_tracing:
+        tracemalloc.start()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    try:
+        env = build()
+        gc.collect()
+        current, peak = tracemalloc.get_traced_memory()
+    finally:
+        if not was_tracing:
+            tracemalloc.stop()
+    del env
+    tables = num_envs or 1
+    out: dict[str, Any] = {
+        "memory_per_table_bytes": max(current - base, 0) // tables,
+        "memory_peak_bytes": max(peak - base, 0),
+        "memory_method": "tracemalloc",
+        "memory_after_decisions": steps,
+    }
+    if num_envs is not None:
+        out["rss_delta_per_table_bytes"] = rss_per_table
+    return out
+
+
+__all__ = ["MEMORY_STEPS", "bench_env", "bench_vector_env", "table_memory"]
