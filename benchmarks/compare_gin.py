@@ -349,7 +349,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     load_before, uptime_before = _loadavg(), _uptime()
     orders = []
     for rep in range(args.repeats):
-        order = schedule(ours, peers, rep) if ours and peers else (ours or peers)
+        order = schedule(ours, peers, rep)
         orders.append(order)
         for row in order:
             seed = args.seed
