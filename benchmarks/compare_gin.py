@@ -56,12 +56,16 @@ PROFILES: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
+#: what a measurement loop returns: decisions, sessions finished, wall seconds, CPU seconds of this process
+Loop = tuple[int, int, float, float]
+
+
 class BenchmarkArgumentError(ValueError):
     """A bad argument of compare_gin.py (a row id, a budget, a path)."""
 
 
 # --- our measurement loops ----------------------------------------------------------------------------------------
-def _aec(profile: str, config: dict[str, Any], seconds: float, seed: int, num_envs: int) -> tuple[int, int, float]:
+def _aec(profile: str, config: dict[str, Any], seconds: float, seed: int, num_envs: int) -> Loop:
     """The AEC env as a PettingZoo user drives it, the same loop as the PettingZoo gin peer: ``reset(seed=seed)``
     once, ``reset()`` per session; ``last()``, the action mask, a uniformly random legal action, ``step``."""
     import rummy_env
@@ -70,7 +74,7 @@ def _aec(profile: str, config: dict[str, Any], seconds: float, seed: int, num_en
     rng = random.Random(seed)
     env.reset(seed=seed)
     decisions = sessions = 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     deadline = start + seconds
     running = True
     while running:
@@ -88,17 +92,17 @@ def _aec(profile: str, config: dict[str, Any], seconds: float, seed: int, num_en
         else:
             sessions += 1
             env.reset()
-    return decisions, sessions, time.perf_counter() - start
+    return decisions, sessions, time.perf_counter() - start, time.process_time() - cpu_start
 
 
-def _engine(profile: str, config: dict[str, Any], seconds: float, seed: int, num_envs: int) -> tuple[int, int, float]:
+def _engine(profile: str, config: dict[str, Any], seconds: float, seed: int, num_envs: int) -> Loop:
     """The bare engine, no observations: ``new_state(profile, seed=seed + i)`` per session, ``legal_actions()``,
     a uniformly random one, ``apply``."""
     from rummy_env.engine import new_state
 
     rng = random.Random(seed)
     decisions = sessions = 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     deadline = start + seconds
     running = True
     while running:
@@ -112,10 +116,10 @@ def _engine(profile: str, config: dict[str, Any], seconds: float, seed: int, num
                 break
         else:
             sessions += 1
-    return decisions, sessions, time.perf_counter() - start
+    return decisions, sessions, time.perf_counter() - start, time.process_time() - cpu_start
 
 
-def _vector(profile: str, config: dict[str, Any], seconds: float, seed: int, num_envs: int) -> tuple[int, int, float]:
+def _vector(profile: str, config: dict[str, Any], seconds: float, seed: int, num_envs: int) -> Loop:
     """``VectorEnv(profile, num_envs, seed=seed)``: every step applies one decision at each table and writes every
     table's observation and mask; actions from ``random_legal_actions(mask, np.random.default_rng(seed))``."""
     from rummy_env.vector import VectorEnv, random_legal_actions
@@ -124,17 +128,17 @@ def _vector(profile: str, config: dict[str, Any], seconds: float, seed: int, num
     rng = np.random.default_rng(seed)
     _obs, mask, _seat = vec.reset()
     steps = sessions = 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     deadline = start + seconds
     while time.perf_counter() < deadline:
         _obs, mask, _seat, _rewards, done = vec.step(random_legal_actions(mask, rng))
         steps += 1
         sessions += int(np.count_nonzero(done))
-    return steps * vec.num_envs, sessions, time.perf_counter() - start
+    return steps * vec.num_envs, sessions, time.perf_counter() - start, time.process_time() - cpu_start
 
 
 #: layer -> (label template, measurement loop)
-LAYERS: dict[str, tuple[str, Callable[..., tuple[int, int, float]]]] = {
+LAYERS: dict[str, tuple[str, Callable[..., Loop]]] = {
     "aec": ("`{p}_v0` AEC{players}", _aec),
     "engine": ("{p} engine only{players} (no observations)", _engine),
     "vector": ("`VectorEnv` {p}{players}, {n} tables, observations + masks every step", _vector),
@@ -157,17 +161,15 @@ def measure_ours(row: str, seconds: float, seed: int, warmup: float, num_envs: i
     fn = LAYERS[layer][1]
     if warmup > 0:
         fn(profile, config, warmup, seed + 1_000_003, num_envs)
-    decisions, sessions, secs = fn(profile, config, seconds, seed, num_envs)
-    return _run_record(decisions, sessions, secs)
-
-
-def _run_record(decisions: int, sessions: int, secs: float) -> dict[str, Any]:
+    decisions, sessions, secs, cpu = fn(profile, config, seconds, seed, num_envs)
     return {
         "decisions": decisions,
         "sessions": sessions,
         "seconds": round(secs, 3),
         "decisions_per_second": decisions / secs,
         "sessions_per_second": sessions / secs,
+        "cpu_seconds": round(cpu, 3),
+        "decisions_per_cpu_second": decisions / cpu if cpu > 0 else None,
     }
 
 
@@ -292,19 +294,21 @@ def _fmt_ratio(x: float | None) -> str:
 
 
 def markdown_table(result: dict[str, Any]) -> str:
-    """The markdown table of a result: decisions/s and ÷ PettingZoo gin (medians of the repeats), sessions/s."""
+    """The markdown table of a result: decisions/s and ÷ PettingZoo gin, by wall clock and by the process's CPU
+    time (medians over the repeats), sessions/s."""
     s = result["settings"]
     lines = [
-        "| | decisions/s | ÷ PettingZoo gin | sessions/s |",
-        "|---|---|---|---|",
+        "| | decisions/s | ÷ PettingZoo gin | decisions/CPU-s | ÷ PettingZoo gin, CPU time | sessions/s |",
+        "|---|---|---|---|---|---|",
     ]
     for row in result["rows"]:
         if not row["available"]:
-            lines.append(f"| {row['label']} | not measured: {row['reason']} | | |")
+            lines.append(f"| {row['label']} | not measured: {row['reason']} | | | | |")
             continue
         sps = row["sessions_per_second"]
         lines.append(f"| {row['label']} | {_fmt_int(row['decisions_per_second'])} | "
-                     f"{_fmt_ratio(row['ratio_to_pz_gin'])} | {sps:,.2f} |")
+                     f"{_fmt_ratio(row['ratio_to_pz_gin'])} | {_fmt_int(row['decisions_per_cpu_second'])} | "
+                     f"{_fmt_ratio(row['cpu_ratio_to_pz_gin'])} | {sps:,.2f} |")
     load = result["load"]
     lines += [
         "",
@@ -318,6 +322,17 @@ def markdown_table(result: dict[str, Any]) -> str:
         lines.append("")
         lines.append("PettingZoo's gin_rummy_v4 was not measured, so there are no ratios.")
     return "\n".join(lines) + "\n"
+
+
+#: what a row keeps of each of its runs
+RUN_KEYS = ("repeat", "decisions", "sessions", "seconds", "decisions_per_second", "sessions_per_second",
+            "cpu_seconds", "decisions_per_cpu_second")
+
+
+def _ratios(runs: list[dict[str, Any]], ref: list[dict[str, Any]], key: str) -> list[float]:
+    """Per repeat: ``runs[i][key]`` over the reference's ``key`` of the same repeat (where both were measured)."""
+    ref_of = {g["repeat"]: g.get(key) for g in ref}
+    return [r[key] / ref_of[r["repeat"]] for r in runs if r.get(key) and ref_of.get(r["repeat"])]
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -379,20 +394,24 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if not rs:
             entry.update(available=False, reason=errors.get(row) or found.get(row, {}).get("reason", "not measured"),
                          runs=[], decisions_per_second=None, sessions_per_second=None, ratios_to_pz_gin=[],
-                         ratio_to_pz_gin=None)
+                         ratio_to_pz_gin=None, decisions_per_cpu_second=None, cpu_ratios_to_pz_gin=[],
+                         cpu_ratio_to_pz_gin=None)
             rows.append(entry)
             continue
         # a row's ratio in a repeat: to the reference measured in the same round of the alternation
-        ref_of = {g["repeat"]: g["decisions_per_second"] for g in ref}
-        ratios = [r["decisions_per_second"] / ref_of[r["repeat"]] for r in rs if ref_of.get(r["repeat"], 0) > 0]
+        ratios = _ratios(rs, ref, "decisions_per_second")
+        cpu_ratios = _ratios(rs, ref, "decisions_per_cpu_second")
+        cpu_rates = [r["decisions_per_cpu_second"] for r in rs if r.get("decisions_per_cpu_second")]
         entry.update(
             available=True,
-            runs=[{k: v for k, v in r.items() if k in ("repeat", "decisions", "sessions", "seconds",
-                                                       "decisions_per_second", "sessions_per_second")} for r in rs],
+            runs=[{k: v for k, v in r.items() if k in RUN_KEYS} for r in rs],
             decisions_per_second=statistics.median(r["decisions_per_second"] for r in rs),
             sessions_per_second=statistics.median(r["sessions_per_second"] for r in rs),
             ratios_to_pz_gin=ratios,
             ratio_to_pz_gin=statistics.median(ratios) if ratios else None,
+            decisions_per_cpu_second=statistics.median(cpu_rates) if cpu_rates else None,
+            cpu_ratios_to_pz_gin=cpu_ratios,
+            cpu_ratio_to_pz_gin=statistics.median(cpu_ratios) if cpu_ratios else None,
         )
         rows.append(entry)
     import rummy_env

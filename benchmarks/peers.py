@@ -7,7 +7,8 @@ runs in a Python that has none, some or all of them, and never imports ``rummy_e
     .venv-peers/bin/python benchmarks/peers.py measure pz_gin --seconds 5 --seed 0
 
 ``probe`` prints one JSON object: for each peer, its version or why it is unavailable. ``measure`` prints one
-JSON object: decisions, sessions (hands), seconds, decisions/s, sessions/s of uniformly random legal play, seeded.
+JSON object: decisions, sessions (hands), seconds, decisions/s, sessions/s (wall clock) and CPU seconds,
+decisions per CPU-second of uniformly random legal play, seeded.
 The loops are written for this benchmark from the peers' documented APIs; every loop does what a user's training
 loop does at least: read the legal actions of the seat to move, pick one, apply it.
 """
@@ -32,6 +33,10 @@ PEERS: dict[str, tuple[str, str]] = {
 
 #: how often (in decisions) the loops look at the clock: rarely enough to cost nothing, often enough to stop on time
 CLOCK_EVERY = 64
+
+
+#: what a measurement loop returns: decisions, sessions finished, wall seconds, CPU seconds of this process
+Loop = tuple[int, int, float, float]
 
 
 class PeerUnavailable(RuntimeError):
@@ -62,7 +67,7 @@ def _check_available(peer: str) -> str:
     return _version(dist)
 
 
-def _pz_gin(seconds: float, seed: int) -> tuple[int, int, float]:
+def _pz_gin(seconds: float, seed: int) -> Loop:
     """PettingZoo ``gin_rummy_v4.env()`` (its standard wrappers): ``reset(seed=seed)`` once, then ``reset()`` per
     hand (reseeding rebuilds PettingZoo's RLCard env, which no training loop does every hand)."""
     import numpy as np
@@ -72,7 +77,7 @@ def _pz_gin(seconds: float, seed: int) -> tuple[int, int, float]:
     rng = random.Random(seed)
     env.reset(seed=seed)
     decisions = sessions = 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     deadline = start + seconds
     running = True
     while running:
@@ -90,10 +95,10 @@ def _pz_gin(seconds: float, seed: int) -> tuple[int, int, float]:
         else:
             sessions += 1
             env.reset()
-    return decisions, sessions, time.perf_counter() - start
+    return decisions, sessions, time.perf_counter() - start, time.process_time() - cpu_start
 
 
-def _rlcard_gin(seconds: float, seed: int) -> tuple[int, int, float]:
+def _rlcard_gin(seconds: float, seed: int) -> Loop:
     """RLCard's own env: ``rlcard.make("gin-rummy", config={"seed": seed})``; ``reset()`` / ``step(action_id)``,
     the legal ids from the state dict that every step returns."""
     import rlcard
@@ -101,7 +106,7 @@ def _rlcard_gin(seconds: float, seed: int) -> tuple[int, int, float]:
     env = rlcard.make("gin-rummy", config={"seed": seed})
     rng = random.Random(seed)
     decisions = sessions = 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     deadline = start + seconds
     running = True
     while running:
@@ -115,10 +120,10 @@ def _rlcard_gin(seconds: float, seed: int) -> tuple[int, int, float]:
                 break
         else:
             sessions += 1
-    return decisions, sessions, time.perf_counter() - start
+    return decisions, sessions, time.perf_counter() - start, time.process_time() - cpu_start
 
 
-def _openspiel_gin(seconds: float, seed: int, observe: bool) -> tuple[int, int, float]:
+def _openspiel_gin(seconds: float, seed: int, observe: bool) -> Loop:
     """OpenSpiel ``pyspiel.load_game("gin_rummy")``: chance nodes (the deal) sampled from ``chance_outcomes()``
     with the same seeded generator, decisions from ``legal_actions()``; ``observe``: also the seat's
     ``observation_tensor`` at every decision. Only the players' moves count as decisions."""
@@ -127,7 +132,7 @@ def _openspiel_gin(seconds: float, seed: int, observe: bool) -> tuple[int, int, 
     game = pyspiel.load_game("gin_rummy")
     rng = random.Random(seed)
     decisions = sessions = 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     deadline = start + seconds
     running = True
     while running:
@@ -147,10 +152,10 @@ def _openspiel_gin(seconds: float, seed: int, observe: bool) -> tuple[int, int, 
                 break
         else:
             sessions += 1
-    return decisions, sessions, time.perf_counter() - start
+    return decisions, sessions, time.perf_counter() - start, time.process_time() - cpu_start
 
 
-LOOPS: dict[str, Callable[[float, int], tuple[int, int, float]]] = {
+LOOPS: dict[str, Callable[[float, int], Loop]] = {
     "pz_gin": _pz_gin,
     "rlcard_gin": _rlcard_gin,
     "openspiel_gin_obs": lambda s, seed: _openspiel_gin(s, seed, observe=True),
@@ -169,7 +174,7 @@ def measure(peer: str, seconds: float, seed: int = 0, warmup: float = 0.0) -> di
     loop = LOOPS[peer]
     if warmup > 0:
         loop(warmup, seed + 1_000_003)
-    decisions, sessions, secs = loop(seconds, seed)
+    decisions, sessions, secs, cpu = loop(seconds, seed)
     return {
         "id": peer,
         "what": PEERS[peer][1],
@@ -180,6 +185,9 @@ def measure(peer: str, seconds: float, seed: int = 0, warmup: float = 0.0) -> di
         "seconds": round(secs, 3),
         "decisions_per_second": decisions / secs,
         "sessions_per_second": sessions / secs,
+        # CPU time of this process over the same loop: what the loop cost, whatever else the core was doing
+        "cpu_seconds": round(cpu, 3),
+        "decisions_per_cpu_second": decisions / cpu if cpu > 0 else None,
     }
 
 

@@ -33,15 +33,16 @@ def _load_script() -> Any:
 def _table_rows(md: str) -> list[list[str]]:
     """The cells of the markdown table's body rows (header and separator checked here)."""
     lines = md.splitlines()
-    assert lines[0] == "| | decisions/s | ÷ PettingZoo gin | sessions/s |"
-    assert lines[1] == "|---|---|---|---|"
+    assert lines[0] == ("| | decisions/s | ÷ PettingZoo gin | decisions/CPU-s | ÷ PettingZoo gin, CPU time | "
+                        "sessions/s |")
+    assert lines[1] == "|---|---|---|---|---|---|"
     body = []
     for line in lines[2:]:
         if not line.startswith("|"):
             break
         assert line.endswith("|")
         cells = [c.strip() for c in line[1:-1].split("|")]
-        assert len(cells) == 4, line
+        assert len(cells) == 6, line
         body.append(cells)
     return body
 
@@ -77,11 +78,12 @@ def test_compare_gin_runs_end_to_end_with_only_our_envs(tmp_path: Path) -> None:
     for cells, row in zip(body, res["rows"]):
         if row["available"]:
             assert int(cells[1].replace(",", "")) == round(row["decisions_per_second"])
-            assert float(cells[3].replace(",", "")) >= 0
+            assert int(cells[3].replace(",", "")) == round(row["decisions_per_cpu_second"])
+            assert float(cells[5].replace(",", "")) >= 0
         else:
             assert cells[1].startswith("not measured:")
     if not res["rows"][0]["available"]:  # no PettingZoo gin: no ratios, and the table says why
-        assert all(c[2] == "" for c in body) and "no ratios" in md
+        assert all(c[2] == c[4] == "" for c in body) and "no ratios" in md
 
 
 def test_ratios_are_per_repeat_against_pettingzoo_and_the_runs_alternate(monkeypatch, tmp_path: Path) -> None:
@@ -100,7 +102,7 @@ def test_ratios_are_per_repeat_against_pettingzoo_and_the_runs_alternate(monkeyp
         calls.append(peer)
         r = next(rates)
         return {"decisions": int(r), "sessions": 1, "seconds": 1.0, "decisions_per_second": r,
-                "sessions_per_second": 1.0}
+                "sessions_per_second": 1.0, "cpu_seconds": 0.5, "decisions_per_cpu_second": 2 * r}
 
     real_ours = cg.measure_ours
 
@@ -123,6 +125,10 @@ def test_ratios_are_per_repeat_against_pettingzoo_and_the_runs_alternate(monkeyp
     aec = rows["contract_aec"]
     expected = sorted(r["decisions_per_second"] / g for r, g in zip(aec["runs"], [1000.0, 2000.0, 4000.0]))[1]
     assert aec["ratio_to_pz_gin"] == pytest.approx(expected)
+    cpu_expected = sorted(r["decisions_per_cpu_second"] / (2 * g)
+                          for r, g in zip(aec["runs"], [1000.0, 2000.0, 4000.0]))[1]
+    assert aec["cpu_ratio_to_pz_gin"] == pytest.approx(cpu_expected)
+    assert all(0 < r["cpu_seconds"] and r["decisions_per_cpu_second"] > 0 for r in aec["runs"])
     assert [r["id"] for r in res["rows"]] == ["pz_gin", "contract_aec", "continental_engine"]
 
 
