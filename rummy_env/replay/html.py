@@ -360,12 +360,12 @@ def render_html(source: Any) -> str:
     payload = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
     title = html.escape(f"rummy_env replay: {data['profile']}, seed {data['seed']}")
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         # no favicon request: the page loads nothing
-        "<link rel=\"icon\" href=\"data:,\">\n"
+        '<link rel="icon" href="data:,">\n'
         f"<title>{title}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n{_BODY}\n"
-        f"<script id=\"replay-data\" type=\"application/json\">{payload}</script>\n"
+        f'<script id="replay-data" type="application/json">{payload}</script>\n'
         f"<script>{_JS}</script>\n</body>\n</html>\n"
     )
 

@@ -93,7 +93,9 @@ def _tuples(v: Any) -> Any:
 
 def _load(g: Any, data: Any, rules: Any, where: str) -> Any:
     if not isinstance(data, dict):
-        raise GameLogError(f"{where} must be a JSON state object (the engine's game_state()), got {type(data).__name__}")
+        raise GameLogError(
+            f"{where} must be a JSON state object (the engine's game_state()), got {type(data).__name__}"
+        )
     try:
         return g.load_state(data, rules)
     except ValueError as exc:
