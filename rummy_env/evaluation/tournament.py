@@ -652,6 +652,12 @@ def _cmd_tournament(args: Any) -> int:
         problem = output_problem(args.out, folder=True)
         if problem:
             raise ValueError(f"--out {args.out!r} {problem}; expected a folder that exists or can be created")
+    if args.save_games is not None:
+        from ..cli.commands import output_problem
+
+        problem = output_problem(args.save_games, folder=True)
+        if problem:
+            raise ValueError(f"--save-games {args.save_games!r} {problem}; expected a folder for the game logs")
     try:
         results = tournament(
             args.profile,

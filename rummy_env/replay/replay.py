@@ -81,7 +81,10 @@ def _rules_for(log: dict[str, Any]) -> Any:
     try:
         rules = g.rules(num_players=n, **overrides)
     except (ValueError, TypeError) as exc:
-        raise GameLogError(f"game log rules cannot be built: {exc}") from None
+        raise GameLogError(
+            f"game log 'rules' cannot be built (fields {sorted(overrides)} differ from the defaults: {exc}); expected "
+            f"the fields of the {profile!r} rules object with the values `rummy record` writes"
+        ) from None
     if rules_json(rules) != {**base, **logged}:
         raise GameLogError("game log rules do not match any rules object of this rummy_env version")
     return rules
@@ -177,8 +180,6 @@ def replay(source: Any) -> Replay:
     actions = log["actions"]
     for i, entry in enumerate(actions):
         where = f"actions[{i}] (round index {entry['round']})"
-        if state.is_terminal():
-            raise GameLogError(f"{where}: the session is already over after {i} actions; the log has {len(actions)}")
         if entry["round"] != round_index:
             raise GameLogError(f"{where}: the engine is in round index {round_index}; the log says {entry['round']}")
         seat, action = entry["seat"], entry["action"]
@@ -217,7 +218,9 @@ def replay(source: Any) -> Replay:
             f"phase {state.phase!r}): truncated? A complete log plays the session to its end"
         )
     if consumed != len(actions):
-        raise GameLogError(f"the session ends after {consumed} actions, but the log has {len(actions)}")
+        raise GameLogError(
+            f"the session ends after {consumed} actions, but the log has {len(actions)}; a log ends with the session"
+        )
     results = jsonable([dict(r) for r in state.round_results])
     if results != log["round_results"]:
         raise GameLogError(f"replayed round results {results} differ from the logged {log['round_results']}")
