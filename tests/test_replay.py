@@ -33,10 +33,10 @@ def test_round_trip_reproduces_results(logs, profile, entrants, rounds, tmp_path
     assert read_log(path) == log  # JSON round trip of the file
     # the same session played without a log: logging changes nothing, and the replay reproduces it
     n = len(entrants)
-    plain = MatchRunner(profile, n, entrants, {"rounds": rounds}).play(
-        SessionPlan(index=0, deal_set=0, table=0, rotation=0, seats=tuple(range(n)), deal_seed=11, seed=11,
-                    duplicate=False)  # fmt: skip
+    plan = SessionPlan(
+        index=0, deal_set=0, table=0, rotation=0, seats=tuple(range(n)), deal_seed=11, seed=11, duplicate=False
     )
+    plain = MatchRunner(profile, n, entrants, {"rounds": rounds}).play(plan)
     assert "game_log" not in plain
     rep = replay(path)
     assert rep.totals == log["totals"] == plain["totals"]
