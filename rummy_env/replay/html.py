@@ -67,6 +67,7 @@ main { display: grid; grid-template-columns: minmax(0, 3fr) minmax(260px, 1fr); 
 .card.known { box-shadow: 0 0 0 2px var(--accent); }
 .card.back { background: repeating-linear-gradient(45deg, #2a4d8f, #2a4d8f 4px, #3b62a8 4px, #3b62a8 8px);
              border-color: #1c335f; min-width: 22px; }
+.card.legend { min-width: 0; height: 18px; font-size: 11px; padding: 0 3px; margin: 0 2px; }
 .hidden-note { color: var(--dim); font-size: 12px; margin-left: 6px; }
 aside section { background: var(--felt); border-radius: 8px; padding: 8px 10px; margin-bottom: 10px; }
 aside h2 { font-size: 14px; margin: 0 0 6px; }
@@ -100,7 +101,8 @@ _BODY = """
   <span id="step"></span>
 </div>
 <div class="keys">keys: &#x2190; &#x2192; step &middot; Page Up / Page Down round &middot; Home / End
-  &middot; space play &middot; h hands</div>
+  &middot; space play &middot; h hands &middot; <span class="card known legend">A&#x2660;</span> outlined: publicly
+  known (taken from the discard pile or bought)</div>
 <main>
   <div>
     <div id="final" hidden></div>
