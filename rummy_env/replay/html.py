@@ -68,6 +68,8 @@ main { display: grid; grid-template-columns: minmax(0, 3fr) minmax(260px, 1fr); 
 .card.back { background: repeating-linear-gradient(45deg, #2a4d8f, #2a4d8f 4px, #3b62a8 4px, #3b62a8 8px);
              border-color: #1c335f; min-width: 22px; }
 .card.legend { min-width: 0; height: 18px; font-size: 11px; padding: 0 3px; margin: 0 2px; }
+.meld.declared { margin-top: 6px; }
+.meld .gap { width: 10px; }
 .hidden-note { color: var(--dim); font-size: 12px; margin-left: 6px; }
 aside section { background: var(--felt); border-radius: 8px; padding: 8px 10px; margin-bottom: 10px; }
 aside h2 { font-size: 14px; margin: 0 0 6px; }
@@ -245,6 +247,16 @@ function renderMove(f, i) {
   } else if (f.kind === "final") text = "Session over.";
   else text = moveText(f);
   box.textContent = text;
+  const r = f.kind === "round_end" ? DATA.round_results[f.results_done - 1] : null;
+  if (r && r.melds) {  // continental: the hand declared when going out
+    const row = el("div", "meld declared");
+    row.appendChild(el("span", "kind", "hand"));
+    for (const m of r.melds) {
+      for (const c of m) row.appendChild(cardEl(c, false));
+      row.appendChild(el("span", "gap", " "));
+    }
+    box.appendChild(row);
+  }
 }
 
 function renderScores(f) {

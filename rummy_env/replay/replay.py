@@ -9,10 +9,10 @@ then loaded in its place. At the end the round results and totals must be the lo
 ``GameLogError`` that says which step is wrong and what was expected.
 
 The result (``Replay``) holds one frame per position: the deal of each round, the position after each action
-(the round's last action shows the table before it, with the round's result), and a last frame with the final
-totals. A frame shows every seat's hand (the replay is omniscient; the page can hide them), the publicly known
-cards, the table melds by owner, the discard pile's top card and size, the stock size, the scores, the seat to
-move, the move just made and per-seat counts of the round's buys, pickups and joker swaps.
+(the round's last action shows the table before it, with the round's result and the scores after it), and a last
+frame with the final totals. A frame shows every seat's hand (the replay is omniscient; the page can hide them),
+the publicly known cards, the table melds by owner, the discard pile's top card and size, the stock size, the
+scores, the seat to move, the move just made and per-seat counts of the round's buys, pickups and joker swaps.
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ class _Framer:
                 parts.append(f"{runs} run{'s' * (runs > 1)} of {self.rules.run_min}+")
             return "contract: " + " and ".join(parts)
         deals = js.get("deals")
-        return f"deal {js['round']}" + (f" of {deals}" if deals else "")
+        return f"of {deals}" if deals else "deal"
 
     def frame(self, kind: str, js: dict[str, Any], round_index: int, move: dict[str, Any] | None,
               done: int) -> dict[str, Any]:  # fmt: skip
@@ -204,7 +204,7 @@ def replay(source: Any) -> Replay:
             framer.frame("move", state.to_json(), round_index, move, done)
             continue
         # the round is over: show the table before its last move, with the result
-        framer.frame("round_end", before, round_index, move, done)
+        framer.frame("round_end", before, round_index, move, done)["scores"] = list(state.scores)
         if state.is_terminal():
             break
         round_index = done
