@@ -155,7 +155,7 @@ def test_bad_logs_are_refused(logs, how, words, tmp_path, capsys):
 @pytest.mark.parametrize(
     "text,words",
     [
-        ("", ["not JSON", "truncated"]),
+        ("", ["not JSON", "the file is empty"]),
         ('{"format": "rummy_env.game_log", "version": 1, "actions": [', ["not JSON", "truncated"]),
         ("<html>not a log</html>", ["not JSON", "rummy record"]),
         ("[1, 2, 3]", ["JSON object", "list"]),

@@ -187,9 +187,11 @@ def read_log(source: str | os.PathLike[str] | dict[str, Any]) -> dict[str, Any]:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            hint = " (the file ends early: truncated?)" if exc.pos >= len(text.rstrip()) else ""
+            body = text.strip()
+            cut = exc.pos >= len(body) or (body.startswith("{") and not body.endswith("}"))
+            hint = " -- the file is empty" if not body else " -- the file ends early: truncated?" if cut else ""
             raise GameLogError(
-                f"{str(source)!r} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}{hint}; expected a "
+                f"{str(source)!r} is not JSON ({exc.msg}, line {exc.lineno} column {exc.colno}){hint}; expected a "
                 "game log written by `rummy record` or `rummy tournament --save-games`"
             ) from None
     check_log(data)
