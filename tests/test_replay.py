@@ -75,6 +75,25 @@ def test_frames_follow_the_game(logs):
     assert any(m["table"] for m in moves), "melds on the table by owner"
 
 
+def test_round_end_frames_show_the_scores_after_the_round(logs):
+    rep = replay(logs["contract_gamerules"])
+    ends = [f for f in rep.frames if f["kind"] == "round_end"]
+    running = [0] * rep.log["num_players"]
+    for f, r in zip(ends, rep.round_results):
+        running = [a + b for a, b in zip(running, r["penalties"])]
+        assert f["scores"] == running and f["results_done"] == r["round"]
+
+
+def test_rule_overrides_and_player_counts_round_trip():
+    log = record_game("contract", ["heuristic", "random"] * 2, seed=1, rounds=(1,), buying=False, turn_cap=300)
+    assert log["rules"]["buying"] is False and log["rules"]["turn_cap"] == 300
+    assert all(a["info"]["kind"] != "buy" for a in log["actions"])
+    assert replay(log).totals == log["totals"]
+    five = record_game("contract_gamerules", ["random"] * 5, seed=1, rounds=(1,))
+    assert five["num_players"] == 5 and five["rules"]["decks"] == 2  # the five-player pack
+    assert replay(five).totals == five["totals"]
+
+
 def test_html_is_self_contained(logs):
     page = render_html(logs["continental"])
     assert page.startswith("<!DOCTYPE html>")

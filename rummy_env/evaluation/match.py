@@ -15,6 +15,10 @@ Tournaments (``rummy_env.evaluation.tournament``), ``rummy_env.evaluation.bots_e
 * **Runner.** ``MatchRunner`` keeps one env and one bot per (entrant, copy) -- an entrant that holds several seats
   of a session has one bot per seat -- and re-seeds every bot from the plan at the start of each session, so a
   session's record depends only on its plan.
+* **Game logs.** ``MatchRunner(..., game_logs=True)`` records each session's game log (``rummy_env.replay``: the
+  dealt states, every action with its seat and ``action_info``, the results) into its record's ``game_log``;
+  ``play_sessions(..., game_log=callback)`` hands each log to ``callback`` as its session ends and returns the
+  records without it (``rummy tournament --save-games``).
 * **Pool.** ``play_sessions`` plays a list of plans in this process, in a pool of worker processes, or as Ray tasks
   (``rummy_env.integrations.ray_backend``) and returns the records in plan order: the same whatever the number of
   workers. Network bots compute with one torch thread.
