@@ -229,19 +229,25 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     return 1 if res.get("violations") else 0
 
 
+def _count(k: int, profile: str) -> str:
+    """``k`` rounds / deals of ``profile``, singular for one."""
+    g = game(profile)
+    return f"{k} {g.unit if k == 1 else g.units}"
+
+
 def _cmd_record(args: argparse.Namespace) -> int:
     from ..evaluation.tournament import env_config_from_args
     from ..replay import record_game, save_log
 
     problem = output_problem(args.out, folder=False)
     if problem:
-        raise ValueError(f"--out {args.out!r} {problem}; expected a file name for the game log (game.json)")
+        raise ValueError(f"--out {args.out!r} {problem}; the game log is one file (game.json)")
     config = env_config_from_args(args.profile, args.rounds, args.deals)
     log = record_game(args.profile, args.entrants, seed=args.seed, **config)
     path = save_log(log, args.out)
     n = len(log["actions"])
     totals = " ".join(str(t) for t in log["totals"])
-    print(f"recorded {args.profile} seed {args.seed}: {len(log['round_results'])} {game(args.profile).units}, "
+    print(f"recorded {args.profile} seed {args.seed}: {_count(len(log['round_results']), args.profile)}, "
           f"{n} actions, totals {totals} -> {path}")  # fmt: skip
     return 0
 
@@ -249,15 +255,16 @@ def _cmd_record(args: argparse.Namespace) -> int:
 def _cmd_replay(args: argparse.Namespace) -> int:
     from ..replay import replay, write_html
 
+    if args.html:
+        problem = output_problem(args.html, folder=False)
+        if problem:
+            raise ValueError(f"--html {args.html!r} {problem}; the page is one file (game.html)")
     rep = replay(args.log)
     log = rep.log
     totals = " ".join(str(t) for t in rep.totals)
     print(f"{args.log}: valid {log['format']} v{log['version']}, {log['profile']}, {log['num_players']} seats, "
-          f"{len(rep.round_results)} {game(log['profile']).units}, {len(log['actions'])} actions, totals {totals}")  # fmt: skip
+          f"{_count(len(rep.round_results), log['profile'])}, {len(log['actions'])} actions, totals {totals}")  # fmt: skip
     if args.html:
-        problem = output_problem(args.html, folder=False)
-        if problem:
-            raise ValueError(f"--html {args.html!r} {problem}; expected a file name for the page (game.html)")
         print(f"wrote {write_html(rep, args.html)} ({len(rep.frames)} positions)")
     return 0
 
