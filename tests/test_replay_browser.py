@@ -145,8 +145,12 @@ def test_toggle_hides_and_shows_hands(browser_page):
     backs = page.locator("#seats .hand .card.back").count()
     known = page.locator("#seats .hand .card.known").count()
     # every card is a back but the publicly known ones (taken from the discard pile, bought)
-    assert backs > 0 and backs + known == cards
+    assert backs > 0 and known > 0 and backs + known == cards  # position 1: a discard was taken (seed 7)
     assert page.locator("#seats .hand .card:not(.back):not(.known)").count() == 0
+    # the known cards come first: their place in the sorted hand would tell something about the hidden ones
+    for hand in page.locator("#seats .hand").all():
+        classes = [c.get_attribute("class") for c in hand.locator(".card").all()]
+        assert classes == sorted(classes, key=lambda c: "back" in c), classes
     assert page.inner_text("#seats") != shown_text
     page.keyboard.press("ArrowRight")  # stays hidden while stepping
     assert page.locator("#seats .hand .card:not(.back):not(.known)").count() == 0

@@ -190,10 +190,13 @@ function renderSeats(f) {
         hand.appendChild(cardEl(c, k >= 0));
       }
     } else {
+      // the publicly known cards face up, then one back per other card: no position in the sorted hand shows
+      let backs = 0;
       for (const c of f.hands[s]) {
         const k = known.indexOf(c);
-        if (k >= 0) { known.splice(k, 1); hand.appendChild(cardEl(c, true)); } else hand.appendChild(backEl());
+        if (k >= 0) { known.splice(k, 1); hand.appendChild(cardEl(c, true)); } else backs++;
       }
+      for (let b = 0; b < backs; b++) hand.appendChild(backEl());
       hand.appendChild(el("span", "hidden-note", "hidden"));
     }
     seat.appendChild(hand);
