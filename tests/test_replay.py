@@ -240,3 +240,15 @@ def test_tournament_save_games_writes_one_log_per_session(tmp_path, capsys, work
     assert "saved 4 game logs" in capsys.readouterr().out
     assert main([*argv, "--save-games", str(files[0])]) == 2
     assert "--save-games" in capsys.readouterr().err
+
+
+def test_tournament_api_save_games(tmp_path):
+    from rummy_env.tournament import tournament
+
+    res = tournament("continental", ["heuristic", "random"], 4, seed=2, rounds=1, save_games=tmp_path / "logs")
+    logs = sorted((tmp_path / "logs").iterdir())
+    assert len(logs) == res["sessions"] == 4
+    assert [replay(p).totals for p in logs] == [r["totals"] for r in res["records"]]
+    with pytest.raises(ValueError, match="backend='local'"):
+        tournament("continental", ["random", "random"], 1, rounds=1, backend="ray", save_games=tmp_path / "ray")
+    assert not (tmp_path / "ray").exists()
