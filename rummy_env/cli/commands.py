@@ -1,4 +1,5 @@
-"""The ``rummy`` command line: ``rummy run`` (random-play sessions), ``rummy bench`` (throughput), ``rummy fuzz``.
+"""The ``rummy`` command line: ``rummy run`` (random-play sessions), ``rummy bench`` (throughput), ``rummy fuzz``,
+``rummy record`` / ``rummy replay`` (game logs and the web replay, ``rummy_env.replay``).
 
 A usage error (an unknown profile, a count or duration out of range, an output path that cannot be written) is one
 line on stderr naming the flag and the allowed values, exit code 2, before any work is done. The argument types
@@ -232,6 +233,75 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     return 1 if res.get("violations") else 0
 
 
+def _count(k: int, profile: str) -> str:
+    """``k`` rounds / deals of ``profile``, singular for one."""
+    g = game(profile)
+    return f"{k} {g.unit if k == 1 else g.units}"
+
+
+def _cmd_record(args: argparse.Namespace) -> int:
+    from ..evaluation.tournament import env_config_from_args
+    from ..replay import record_game, save_log
+
+    problem = output_problem(args.out, folder=False)
+    if problem:
+        raise ValueError(f"--out {args.out!r} {problem}; the game log is one file (game.json)")
+    config = env_config_from_args(args.profile, args.rounds, args.deals)
+    log = record_game(args.profile, args.entrants, seed=args.seed, **config)
+    path = save_log(log, args.out)
+    n = len(log["actions"])
+    totals = " ".join(str(t) for t in log["totals"])
+    print(f"recorded {args.profile} seed {args.seed}: {_count(len(log['round_results']), args.profile)}, "
+          f"{n} actions, totals {totals} -> {path}")  # fmt: skip
+    return 0
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from ..replay import replay, write_html
+
+    if args.html:
+        problem = output_problem(args.html, folder=False)
+        if problem:
+            raise ValueError(f"--html {args.html!r} {problem}; the page is one file (game.html)")
+    rep = replay(args.log)
+    log = rep.log
+    totals = " ".join(str(t) for t in rep.totals)
+    print(f"{args.log}: valid {log['format']} v{log['version']}, {log['profile']}, {log['num_players']} seats, "
+          f"{_count(len(rep.round_results), log['profile'])}, {len(log['actions'])} actions, totals {totals}")  # fmt: skip
+    if args.html:
+        print(f"wrote {write_html(rep, args.html)} ({len(rep.frames)} positions)")
+    return 0
+
+
+def _add_replay_commands(sub: Any) -> None:
+    """``rummy record`` and ``rummy replay`` (game logs and the web replay, ``docs/replay.md``)."""
+    from ..evaluation.tournament import add_session_length_arguments
+
+    p = sub.add_parser(
+        "record",
+        help="play one session of bots and write its game log (JSON; docs/replay.md)",
+        description="Play one seeded session, one bot per seat, and write the game log: the dealt states, every "
+        "action with its seat and action_info, the round results and totals (docs/replay.md).",
+    )
+    p.add_argument("--profile", default="contract", choices=list(PROFILES), help="profile to play (default contract)")
+    p.add_argument(
+        "--entrants", nargs="+", required=True, help="one bot id per seat: random, heuristic, checkpoint:PATH, ..."
+    )
+    p.add_argument("--seed", type=count(0), default=0, help="deal seed of the session (default 0)")
+    add_session_length_arguments(p)
+    p.add_argument("--out", required=True, help="the game log file to write (game.json)")
+    p.set_defaults(func=_cmd_record)
+    p = sub.add_parser(
+        "replay",
+        help="check a game log by re-playing it through the engine; --html writes a web page that steps through it",
+        description="Re-play a game log through the engine (every action checked, the results compared) and, with "
+        "--html, write one self-contained page that steps through the game (docs/replay.md).",
+    )
+    p.add_argument("log", help="a game log (rummy record, rummy tournament --save-games)")
+    p.add_argument("--html", default=None, help="write the replay page to this file (game.html)")
+    p.set_defaults(func=_cmd_replay)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``rummy`` console script."""
     parser = ArgumentParser(prog="rummy", description="rummy_env command line")
@@ -269,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
 
     add_tournament_command(sub)
     add_play_command(sub)
+    _add_replay_commands(sub)
     args = parser.parse_args(argv)
     # counts of the sub-commands defined in other modules (tournament, play), checked here the same way
     for flag, low in (("sessions", 1), ("seed", 0), ("workers", 1)):

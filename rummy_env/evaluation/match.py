@@ -15,6 +15,10 @@ Tournaments (``rummy_env.evaluation.tournament``), ``rummy_env.evaluation.bots_e
 * **Runner.** ``MatchRunner`` keeps one env and one bot per (entrant, copy) -- an entrant that holds several seats
   of a session has one bot per seat -- and re-seeds every bot from the plan at the start of each session, so a
   session's record depends only on its plan.
+* **Game logs.** ``MatchRunner(..., game_logs=True)`` records each session's game log (``rummy_env.replay``: the
+  dealt states, every action with its seat and ``action_info``, the results) into its record's ``game_log``;
+  ``play_sessions(..., game_log=callback)`` hands each log to ``callback`` as its session ends and returns the
+  records without it (``rummy tournament --save-games``).
 * **Pool.** ``play_sessions`` plays a list of plans in this process, in a pool of worker processes, or as Ray tasks
   (``rummy_env.integrations.ray_backend``) and returns the records in plan order: the same whatever the number of
   workers. Network bots compute with one torch thread.
@@ -309,10 +313,19 @@ class MatchRunner:
 
     ``entrants`` are bot ids (``rummy_env.bots.load``) or zero-argument bot factories; ``num_players`` (None: the
     ``env_config``'s or the profile's default) and ``env_config`` make the env (``illegal_action="raise"`` unless
-    given: a bot's illegal action is a bug to report, not a lost game)."""
+    given: a bot's illegal action is a bug to report, not a lost game). ``game_logs=True`` adds to every record
+    the session's game log (``game_log``: ``rummy_env.replay``, ``docs/replay.md``)."""
 
-    def __init__(self, profile: str, num_players: int | None, entrants: Sequence[Entrant], env_config: dict[str, Any]):
+    def __init__(
+        self,
+        profile: str,
+        num_players: int | None,
+        entrants: Sequence[Entrant],
+        env_config: dict[str, Any],
+        game_logs: bool = False,
+    ):
         self.profile = profile
+        self.game_logs = game_logs
         self.game = game(profile)
         self.specs = list(entrants)
         config = {"illegal_action": "raise", **env_config}
@@ -351,6 +364,9 @@ class MatchRunner:
         players = self._seat_bots(plan)
         raw.reset(seed=plan.deal_seed)
         deals = [deal_fingerprint(raw.game_state())] if plan.duplicate else []
+        log = self._recorder()
+        if log is not None:
+            log.round_start(raw, 0)
         if on_round_start is not None:
             on_round_start(raw, 0)
         seen = decisions = 0
@@ -359,6 +375,8 @@ class MatchRunner:
             agent = raw.agent_selection
             action = players[raw.agent_name_mapping[agent]].act(raw, agent)
             turn = raw.turn
+            if log is not None:
+                log.action(raw, agent, action)
             raw.step(action)
             decisions += 1
             if not raw.infos[agent]["round_over"]:
@@ -368,11 +386,26 @@ class MatchRunner:
             seen = done
             if raw.session_over:
                 break
+            if log is not None:
+                log.round_over(raw)
             if plan.duplicate:
                 deals.append(deal_fingerprint(redeal(raw, plan.round_seed(seen))))
+            if log is not None:
+                log.round_start(raw, seen)
             if on_round_start is not None:
                 on_round_start(raw, seen)
-        return self._record(plan, deals, decisions, turns)
+        record = self._record(plan, deals, decisions, turns)
+        if log is not None:
+            record["game_log"] = log.finish(raw, plan)
+        return record
+
+    def _recorder(self) -> Any:
+        """A game-log recorder for the next session (``rummy_env.replay.log.GameRecorder``), or None."""
+        if not self.game_logs:
+            return None
+        from ..replay.log import GameRecorder
+
+        return GameRecorder(self.profile, self.specs, self.env.rounds)
 
     def _record(self, plan: SessionPlan, deals: list[str], decisions: int, turns: list[int]) -> dict[str, Any]:
         results = self.env.results()
@@ -443,9 +476,19 @@ class torch_threads:  # noqa: N801 - used as a context manager
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(profile: str, num_players: int | None, entrants: list[Entrant], env_config: dict[str, Any]) -> None:
+def _init_worker(
+    profile: str, num_players: int | None, entrants: list[Entrant], env_config: dict[str, Any], game_logs: bool = False
+) -> None:
     single_thread_torch()
-    _WORKER["runner"] = MatchRunner(profile, num_players, entrants, env_config)
+    _WORKER["runner"] = MatchRunner(profile, num_players, entrants, env_config, game_logs=game_logs)
+
+
+def _take_log(record: dict[str, Any], game_log: Callable[[dict[str, Any]], Any] | None) -> dict[str, Any]:
+    """Hand a record's game log (if any) to ``game_log`` and return the record without it."""
+    log = record.pop("game_log", None)
+    if log is not None and game_log is not None:
+        game_log(log)
+    return record
 
 
 def _run_plan(plan: SessionPlan) -> dict[str, Any]:
@@ -462,18 +505,23 @@ def play_sessions(
     backend: str = "local",
     progress: Callable[[int], Any] | None = None,
     start_method: str | None = None,
+    game_log: Callable[[dict[str, Any]], Any] | None = None,
 ) -> list[dict[str, Any]]:
     """The records of ``plans`` (``MatchRunner.play``), in plan order, whatever ``workers`` and ``backend``.
 
     ``workers > 1`` plays in a pool of processes (``start_method``: None is ``fork`` where the platform has it,
     else ``spawn``), each with its own runner; ``backend="ray"`` plays every plan as a Ray task (entrants must
     then be picklable). ``progress(k)`` is called as ``k`` more sessions are done. Bots compute torch with one thread.
+    ``game_log(log)``, if given, is called in this process with each session's game log (``rummy_env.replay``) as
+    its record arrives, in plan order (local backend only); the records returned carry no log.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend={backend!r}; available: {list(BACKENDS)}")
     if not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers={workers!r}: a positive integer")
     tick = progress if progress is not None else (lambda k: None)
+    if backend == "ray" and game_log is not None:
+        raise ValueError("game logs (game_log=, --save-games) are recorded with backend='local' only")
     if backend == "ray":
         try:
             from ..integrations.ray_backend import play_session_task, run_matches_ray, session_tasks
@@ -482,14 +530,14 @@ def play_sessions(
         tasks = session_tasks(profile, num_players, entrants, env_config, plans)
         return run_matches_ray(play_session_task, tasks, progress=tick)
     if workers == 1 or len(plans) <= 1:
-        runner = MatchRunner(profile, num_players, entrants, env_config)
+        runner = MatchRunner(profile, num_players, entrants, env_config, game_logs=game_log is not None)
         records = []
         with torch_threads(1):
             for plan in plans:
-                records.append(runner.play(plan))
+                records.append(_take_log(runner.play(plan), game_log))
                 tick(1)
         return records
-    return _play_in_pool(profile, num_players, entrants, env_config, plans, workers, tick, start_method)
+    return _play_in_pool(profile, num_players, entrants, env_config, plans, workers, tick, start_method, game_log)
 
 
 def _play_in_pool(
@@ -501,6 +549,7 @@ def _play_in_pool(
     workers: int,
     tick: Callable[[int], Any],
     start_method: str | None,
+    game_log: Callable[[dict[str, Any]], Any] | None = None,
 ) -> list[dict[str, Any]]:
     import multiprocessing
 
@@ -509,13 +558,13 @@ def _play_in_pool(
     if start_method is None:
         start_method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     ctx = multiprocessing.get_context(start_method)
-    initargs = (profile, num_players, list(entrants), dict(env_config))
+    initargs = (profile, num_players, list(entrants), dict(env_config), game_log is not None)
     pool = ctx.Pool(workers, initializer=_init_worker, initargs=initargs)
     records = []
     try:
         chunk = max(1, min(8, len(plans) // (workers * 8)))
         for rec in pool.imap(_run_plan, plans, chunksize=chunk):
-            records.append(rec)
+            records.append(_take_log(rec, game_log))
             tick(1)
     finally:
         pool.terminate()

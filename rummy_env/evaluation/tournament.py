@@ -140,6 +140,7 @@ def tournament(
     duplicate: bool = True,
     backend: str = "local",
     progress: bool = False,
+    save_games: str | os.PathLike[str] | None = None,
     **env_config: Any,
 ) -> dict[str, Any]:
     """Play a seeded tournament of ``entrants`` (bot ids, ``checkpoint:PATH``) and return its results as data.
@@ -147,15 +148,17 @@ def tournament(
     ``sessions`` is rounded up to whole blocks (module docstring); ``workers`` processes play them, merged in
     session order, so the results (everything but ``results["timing"]``) depend only on the arguments.
     ``env_config`` goes to ``rummy_env.make`` (``rounds=(1, 2)``; continental ``rounds=2`` deals; rule overrides);
-    ``progress`` shows a tqdm bar on stderr.
+    ``progress`` shows a tqdm bar on stderr. ``save_games``: a folder that receives the game log of every session
+    (``session_0000.json`` ..., ``rummy_env.replay``, ``docs/replay.md``; local backend only).
     """
     specs = list(entrants)
     n = _check_arguments(profile, specs, workers, num_players, backend, env_config)
     with _torch_threads(1):
         check_entrants(profile, specs, n, env_config)
     plans = plan_sessions(len(specs), n, sessions, seed=seed, duplicate=duplicate)
+    game_log = _game_log_writer(save_games, len(plans), backend)
     start = time.perf_counter()
-    records = _play_plans(profile, n, specs, env_config, plans, workers, backend, progress)
+    records = _play_plans(profile, n, specs, env_config, plans, workers, backend, progress, game_log)
     seconds = time.perf_counter() - start
     results = summarize(records, profile=profile, specs=specs, num_players=n, seed=seed, duplicate=duplicate)
     results["sessions_requested"] = sessions
@@ -168,6 +171,28 @@ def tournament(
         "decisions_per_second": decisions / seconds if seconds else None,
     }
     return results
+
+
+def _game_log_writer(folder: str | os.PathLike[str] | None, sessions: int, backend: str) -> Any:
+    """None, or a function writing each game log to ``folder/session_NNNN.json`` (folder checked and created)."""
+    if folder is None:
+        return None
+    if backend != "local":
+        raise ValueError(f"save_games needs backend='local' (game logs are written as sessions end), got {backend!r}")
+    from ..cli.commands import output_problem
+    from ..replay import save_log
+
+    problem = output_problem(folder, folder=True)
+    if problem:
+        raise ValueError(f"save_games={str(folder)!r} {problem}; expected a folder that exists or can be created")
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    width = max(4, len(str(sessions - 1)))
+
+    def write(log: dict[str, Any]) -> None:
+        save_log(log, out / f"session_{log['session']['index']:0{width}d}.json")
+
+    return write
 
 
 def _check_arguments(
@@ -195,14 +220,16 @@ def _play_plans(
     workers: int,
     backend: str,
     progress: bool,
+    game_log: Any = None,
 ) -> list[dict[str, Any]]:
-    """The tournament records of ``plans`` (the match runner's, without ``EXTRA_FIELDS``), with a tqdm bar."""
+    """The tournament records of ``plans`` (the match runner's, without ``EXTRA_FIELDS``), with a tqdm bar;
+    ``game_log(log)`` receives each session's game log (``play_sessions``)."""
     from tqdm import tqdm
 
     bar = tqdm(total=len(plans), desc=f"{profile} tournament", unit="session", file=sys.stderr, disable=not progress)
     try:
         played = play_sessions(profile, n, specs, env_config, plans, workers=workers, backend=backend,
-                               progress=bar.update)  # fmt: skip
+                               progress=bar.update, game_log=game_log)  # fmt: skip
     finally:
         bar.close()
     return [{k: v for k, v in rec.items() if k not in EXTRA_FIELDS} for rec in played]
@@ -625,6 +652,12 @@ def _cmd_tournament(args: Any) -> int:
         problem = output_problem(args.out, folder=True)
         if problem:
             raise ValueError(f"--out {args.out!r} {problem}; expected a folder that exists or can be created")
+    if args.save_games is not None:
+        from ..cli.commands import output_problem
+
+        problem = output_problem(args.save_games, folder=True)
+        if problem:
+            raise ValueError(f"--save-games {args.save_games!r} {problem}; expected a folder for the game logs")
     try:
         results = tournament(
             args.profile,
@@ -635,6 +668,7 @@ def _cmd_tournament(args: Any) -> int:
             num_players=args.num_players,
             duplicate=not args.no_duplicate,
             progress=not args.quiet,
+            save_games=args.save_games,
             **env_config,
         )
     except OSError as exc:
@@ -649,6 +683,8 @@ def _cmd_tournament(args: Any) -> int:
     if args.out:
         paths = save_results(results, args.out, chart=not args.no_chart)
         print("saved: " + ", ".join(str(p) for p in paths.values()))
+    if args.save_games:
+        print(f"saved {results['sessions']} game logs in {args.save_games} (rummy replay LOG --html PAGE)")
     return 0
 
 
@@ -685,6 +721,12 @@ def add_tournament_command(sub: Any) -> None:
     p.add_argument("--out", default=None, help="folder for tournament.json, CSV files and ratings.png")
     p.add_argument("--no-chart", action="store_true", help="do not draw ratings.png")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--save-games",
+        default=None,
+        metavar="DIR",
+        help="write the game log of every session to DIR/session_NNNN.json (rummy replay; docs/replay.md)",
+    )
     p.set_defaults(func=_cmd_tournament)
 
 
