@@ -126,3 +126,30 @@ def test_other_render_modes_are_unchanged() -> None:
     assert isinstance(text, str) and "Round 1" in text and "Hand:" in text
     with pytest.raises(ValueError, match="rgb_array"):
         rummy_env.make("contract", render_mode="video")
+
+
+def test_single_agent_env_renders_frames() -> None:
+    from rummy_env.envs.wrappers import SingleAgentEnv
+
+    env = SingleAgentEnv("contract", opponents=["random"], render_mode="rgb_array", rounds=(1,))
+    assert "rgb_array" in env.metadata["render_modes"]
+    env.reset(seed=0)
+    frame = env.render()
+    assert frame.shape == (HEIGHT, WIDTH, 3) and frame.dtype == np.uint8
+    assert np.array_equal(frame, draw_view(env.aec.public_view(env.aec.agent_selection)))
+
+
+def test_readme_gif_example_runs(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's "Pictures and video" example writes a GIF of the frames."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Pictures and video", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README-gif", "exec"), {})
+    from PIL import Image
+
+    with Image.open(tmp_path / "game.gif") as gif:
+        assert gif.n_frames > 10 and gif.size == (WIDTH, HEIGHT)

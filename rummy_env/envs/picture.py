@@ -19,7 +19,8 @@ The viewing seat is the seat whose decision it is (seat 0 once the session is ov
 Drawing uses numpy only, with glyphs rasterised once per process from the DejaVu Sans Mono font that ships with
 matplotlib (a package dependency; its Agg canvas draws the glyph sheet): a frame is a copy of a cached background
 plus alpha-blended glyph strips and filled rectangles, a few milliseconds per frame (``python -m
-rummy_env.envs.picture`` prints the figure for each profile).
+rummy_env.envs.picture`` prints the figure for each profile; ``python -m rummy_env.envs.picture FILE.png`` writes
+the README's sample frame).
 """
 
 from __future__ import annotations
@@ -360,6 +361,7 @@ def draw_view(view: Any, winners: list[int] | None = None) -> np.ndarray:
         notes.append(f"opening: {g}g + {r}r to lay")
     if continental:
         notes.append("wild: every 2 and JK")
+    notes.append("gold edge: publicly known card")
     for note in notes:
         cv.text(x, y, note, TEXT, SMALL, max_width=WIDTH - x - 6)
         y += sp.height + 4
@@ -442,7 +444,7 @@ def _bench() -> None:  # pragma: no cover - a measurement, run by hand
         env.render()  # the glyph sheets are drawn once
         rng = np.random.default_rng(0)
         frames, spent = 0, 0.0
-        for agent in env.agent_iter(max_iter=200):
+        for _agent in env.agent_iter(max_iter=200):
             obs, _, term, trunc, _ = env.last()
             t = time.perf_counter()
             env.render()
@@ -453,8 +455,32 @@ def _bench() -> None:  # pragma: no cover - a measurement, run by hand
         print(f"{profile}: {1000 * spent / frames:.2f} ms per frame ({frames} frames, {WIDTH}x{HEIGHT})")
 
 
+def sample_frame(path: str) -> None:  # pragma: no cover - writes docs/render_rgb_array.png
+    """Write a PNG of a contract table with melds on it (heuristic bots, seed 4) from the seat to move."""
+    from PIL import Image
+
+    import rummy_env
+    from rummy_env import bots
+
+    env = rummy_env.make("contract", render_mode="rgb_array", rounds=(1, 4, 7))
+    env.reset(seed=4)
+    players = [bots.load("heuristic", seed=i) for i in range(4)]
+    for agent in env.agent_iter(max_iter=2000):
+        view = env.unwrapped.public_view(agent)
+        known = any(any(row) for p, row in enumerate(view.known) if p != view.seat)
+        if sum(map(len, view.seat_melds)) >= 4 and known and view.phase == "draw":
+            break
+        env.step(int(players[env.unwrapped.current_seat].act(env, agent)))
+    Image.fromarray(env.render()).save(path, optimize=True)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    _bench()
+    import sys
+
+    if len(sys.argv) > 1:
+        sample_frame(sys.argv[1])
+    else:
+        _bench()
 
 
 __all__ = ["HEIGHT", "WIDTH", "RenderSeatError", "draw_view", "render_frame"]
