@@ -207,3 +207,8 @@ def test_quit_prints_the_scores_so_far() -> None:
     }
     res, text = _play("contract", "quit\n", sc, opponents=["random"] * 3)
     assert "Scores so far (1 finished round): You 10, P1 (random) 0, P2 (random) 25, P3 (random) 40" in text
+
+
+def test_a_session_of_chosen_rounds_names_them() -> None:
+    _, text = _play("contract", "quit\n", rounds=(4, 6), seed=0)
+    assert "=== Round 4 (1 of 2 played): contract 3 groups + 0 runs, P" in text

@@ -182,7 +182,10 @@ class TerminalGame:
         if hasattr(view, "num_deals"):
             return f"Deal {view.round} of {view.num_deals}, P{view.dealer} deals"
         g, r = view.contract
-        return f"Round {view.round} of {len(view.rounds)}: contract {contract_text(g, r)}, P{view.dealer} deals"
+        from ..envs.picture import round_text
+
+        title = round_text(view.round, view.rounds)
+        return f"{title[0].upper()}{title[1:]}: contract {contract_text(g, r)}, P{view.dealer} deals"
 
     def announce_round(self) -> None:
         """The start of a round (deal): its number, contract (continental: the target and the wild cards)."""

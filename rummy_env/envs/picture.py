@@ -257,6 +257,14 @@ def _background(num_players: int) -> np.ndarray:
     return cv.img
 
 
+def round_text(number: int, rounds: tuple[int, ...]) -> str:
+    """``round 2 of 7``; a session of chosen rounds: ``round 6 (2 of 3 played)``."""
+    if tuple(rounds) == tuple(range(1, len(rounds) + 1)):
+        return f"round {number} of {len(rounds)}"
+    k = rounds.index(number) + 1 if number in rounds else 0
+    return f"round {number} ({k} of {len(rounds)} played)"
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
@@ -277,8 +285,7 @@ def draw_view(view: Any, winners: list[int] | None = None) -> np.ndarray:
         title = f"{v.profile} · deal {v.round} of {v.num_deals}"
     else:
         g, r = v.contract
-        title = (f"{v.profile} · round {v.round} of {len(v.rounds)} · contract "
-                 f"{_plural(g, 'group')} + {_plural(r, 'run')}")  # fmt: skip
+        title = f"{v.profile} · {round_text(v.round, v.rounds)} · contract {_plural(g, 'group')} + {_plural(r, 'run')}"
     cv.text(10, 8, title, GOLD, LARGE)
     if v.session_over:
         who = ", ".join(f"P{p}" for p in winners) if winners else "-"
