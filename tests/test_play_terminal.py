@@ -212,3 +212,12 @@ def test_quit_prints_the_scores_so_far() -> None:
 def test_a_session_of_chosen_rounds_names_them() -> None:
     _, text = _play("contract", "quit\n", rounds=(4, 6), seed=0)
     assert "=== Round 4 (1 of 2 played): contract 3 groups + 0 runs, P" in text
+
+
+def test_continental_declare_with_a_card_is_checked() -> None:
+    """``declare 3C`` asks for 'discard 3C and declare'; a hand that would not go out is told so, with the target
+    (seed 4: P0 holds 3♣ and a hand far from going out)."""
+    _, text = _play("continental", "stock\ndeclare 3C\n3C\n", seed=4, rounds=1)
+    assert "Hand: 3♣ 10♣ J♣ K♣" in text
+    assert "Discarding 3♣ does not leave a hand that goes out (go out with all 15 cards in runs" in text
+    assert "You: discard 3♣" in text  # the card alone has one move: the plain discard

@@ -172,8 +172,8 @@ class TerminalGame:
     def hint(self, legal: list[int], why: str) -> None:
         """Answer bad input."""
         self.say(
-            f"{why} Type a move number 1-{len(legal)}, a card (e.g. 7C or 10♥) to discard it or play it, a word "
-            f"({', '.join(self.words())}), 'moves' to list the moves again, or 'quit'."
+            f"{why} Type a move number 1-{len(legal)}, a card (e.g. 7C or 10♥) to discard it or play it, 'discard "
+            f"7C', a word ({', '.join(self.words())}), 'moves' to list the moves again, or 'quit'."
         )
 
     # the table --------------------------------------------------------------------------------------------------
