@@ -39,7 +39,6 @@ CHARSET = "".join(chr(c) for c in range(32, 127)) + SUIT_SYMBOLS + "·>—×"
 
 FELT = (22, 92, 52)
 PANEL = (16, 70, 40)
-PANEL_ACTIVE = (60, 110, 40)
 TEXT = (240, 240, 230)
 DIM = (170, 200, 175)
 GOLD = (250, 210, 80)
@@ -123,6 +122,13 @@ class Canvas:
         self.rect(x, y, w, h, edge)
         self.rect(x + 1, y + 1, w - 2, h - 2, fill)
 
+    def frame(self, x: int, y: int, w: int, h: int, color: tuple[int, int, int], width: int = 1) -> None:
+        """The outline of a rectangle, ``width`` pixels thick."""
+        self.rect(x, y, w, width, color)
+        self.rect(x, y + h - width, w, width, color)
+        self.rect(x, y, width, h, color)
+        self.rect(x + w - width, y, width, h, color)
+
     def blit(self, x: int, y: int, tile: np.ndarray) -> None:
         """Copy an RGB ``tile`` with its top-left corner at ``(x, y)`` (clipped to the image)."""
         H, W = self.img.shape[:2]
@@ -133,7 +139,8 @@ class Canvas:
 
     def text(self, x: int, y: int, text: str, color: tuple[int, int, int] = TEXT, px: int = SMALL,
              max_width: int | None = None) -> int:  # fmt: skip
-        """Draw ``text`` with its top-left corner at ``(x, y)`` (cut to ``max_width`` pixels); returns its width."""
+        """Draw ``text`` with its top-left corner at ``(x, y)`` (cut to ``max_width`` pixels) on the flat colour
+        found at that corner; returns its width."""
         if not text:
             return 0
         font = _font(px)
@@ -141,17 +148,23 @@ class Canvas:
             text = text[: max(0, max_width // font.advance)]
             if not text:
                 return 0
-        mask = font.strip(text)
         H, W = self.img.shape[:2]
-        h, w = mask.shape
-        x0, y0, x1, y1 = max(0, x), max(0, y), min(W, x + w), min(H, y + h)
-        if x1 <= x0 or y1 <= y0:
+        if not (0 <= x < W and 0 <= y < H):
             return 0
-        a = mask[y0 - y : y1 - y, x0 - x : x1 - x, None]
-        region = self.img[y0:y1, x0:x1].astype(np.float32)
-        region += (np.asarray(color, dtype=np.float32) - region) * a
-        self.img[y0:y1, x0:x1] = region.astype(np.uint8)
-        return w
+        bg = tuple(int(c) for c in self.img[y, x])
+        tile = _text_tile(text, tuple(color), px, bg)
+        self.blit(x, y, tile)
+        return tile.shape[1]
+
+
+@lru_cache(maxsize=8192)
+def _text_tile(text: str, color: tuple[int, ...], px: int, bg: tuple[int, ...]) -> np.ndarray:
+    """``text`` in ``color`` on a flat ``bg``, as an RGB tile (cached: most strings recur frame after frame)."""
+    a = _font(px).strip(text)[..., None]
+    bgf = np.asarray(bg, dtype=np.float32)
+    tile = (bgf + (np.asarray(color, dtype=np.float32) - bgf) * a).astype(np.uint8)
+    tile.flags.writeable = False
+    return tile
 
 
 # cards ----------------------------------------------------------------------------------------------------------
@@ -306,7 +319,7 @@ def draw_view(view: Any, winners: list[int] | None = None) -> np.ndarray:
         y = top + p * band
         active = p == v.current and not v.session_over
         if active:
-            cv.box(6, y, right_x - 14, band - 6, PANEL_ACTIVE, GOLD)
+            cv.frame(6, y, right_x - 14, band - 6, GOLD, 2)
         name = f"P{p}" + (" (viewer)" if p == v.seat else "")
         cv.text(14, y + 5, (">" if active else " ") + name, GOLD if active else TEXT, LARGE)
         score_word = "balance" if continental else "score"
