@@ -43,6 +43,7 @@ def _opened_scenario() -> dict:
         "taken_discard": "KS",
         "taken_pending": True,
         "known": [["KS"], ["3D"], [], []],
+        "discard": ["KC"],
     }
 
 
@@ -221,3 +222,14 @@ def test_continental_declare_with_a_card_is_checked() -> None:
     assert "Hand: 3♣ 10♣ J♣ K♣" in text
     assert "Discarding 3♣ does not leave a hand that goes out (go out with all 15 cards in runs" in text
     assert "You: discard 3♣" in text  # the card alone has one move: the plain discard
+
+
+def test_the_table_shown_does_not_depend_on_hidden_cards() -> None:
+    """Another hand for P1 (its known 3♦ kept) and another stock order: the person sees the same table."""
+    import copy
+
+    other = copy.deepcopy(_opened_scenario())
+    other["hands"][1] = ["AC", "KD", "9C", "3D"]
+    _, text = _play("contract", "", _opened_scenario(), seed=0)
+    _, text2 = _play("contract", "", other, seed=5)
+    assert text == text2 and "known in hand: 3♦" in text
