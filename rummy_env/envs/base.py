@@ -83,7 +83,12 @@ def as_action(action: Any, num_actions: int) -> int:
 class RummyAECEnv(AECEnv):
     """AEC environment over a rummy engine state: one atomic decision per ``step``."""
 
-    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "rummy_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata = {
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "name": "rummy_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
 
     #: the reward scale: penalties (or payments) are divided by this
     reward_scale = 100.0
