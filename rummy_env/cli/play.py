@@ -383,9 +383,10 @@ class TerminalGame:
 
     def print_scores(self) -> None:
         """The totals of the finished rounds (deals)."""
+        from ..registry import game
+
         results = self.raw.round_results
-        unit = "deal" if "payments" in (results[0] if results else {}) or hasattr(
-            self.raw.public_view(self.me), "num_deals") else "round"  # fmt: skip
+        unit = game(self.profile).unit  # "round" or "deal"
         scores = self.raw.scores
         self.say(
             f"Scores so far ({plural(len(results), f'finished {unit}')}): "
