@@ -62,7 +62,7 @@ def test_cards_typed_for_discards() -> None:
     res = play("contract", ["random", "random", "random"], seed=0, stdin=io.StringIO("AS\n7c\n"), stdout=out,
                scenario=_discard_scenario())  # fmt: skip
     text = out.getvalue()
-    assert "No move plays AS now." in text and "You: discard 7♣" in text
+    assert "You do not hold A♠." in text and "You: discard 7♣" in text
     assert res["quit"] and "You left the game." in text  # the input ran out at the next decision
     out = io.StringIO()
     play("contract", ["random"] * 3, stdin=io.StringIO("10♥\n"), stdout=out, scenario=_discard_scenario())

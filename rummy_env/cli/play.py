@@ -1,24 +1,34 @@
 """A person plays a profile in the terminal against bots: ``rummy play --profile contract --opponents heuristic
 random random``.
 
-At each of the person's decisions the table is shown as the person's public view shows it (the env's
-``view_text``: seats, melds, scores, discard top, the person's hand) with the legal moves numbered by their readable
-descriptions. A move is chosen by its number, by a card (``7C``, ``10♥``, ``JK``: the discard of that card, or the
-one move that plays it), or by a word (``stock``, ``pile``, ``buy``, ``pass``, ``out``, ``declare``); ``moves``
-lists them again, ``quit`` (or the end of the input) leaves. Bad input is answered with a hint and asked again. The
-bots' moves are printed as they are made, and every round ends with a summary of its penalties (or payments) and
-the running totals.
+At each of the person's decisions the table is shown as the person's public view shows it (``table_lines``: the
+round and its contract -- continental: the run patterns a hand may go out with and the wild cards --, every seat
+with its cards, the cards publicly known to be in its hand, melds and score, the discard top, the person's hand)
+with the legal moves numbered by their readable descriptions. Seats are named the same way everywhere (``You`` for
+the person, ``P<n> (bot)`` for the others; ``P<n>'s run`` / ``your run`` in move lines) and a joker is ``JK``
+everywhere, with what it stands for noted as ``(JK = 7♥)``.
+
+A move is chosen by its number, by a card (``7C``, ``10♥``, ``JK``), by a word (``stock``, ``pile``, ``buy``,
+``pass``, ``out``, ``declare``: the words of the profile's moves) or by a word and a card (``discard 7C``,
+``declare 7C`` in continental). A card with one move is played; a card with several (a discard and a lay-off, a
+discard with or without declaring) lists them and asks for the number. A card that no move plays is explained
+(not drawn yet, the card taken from the discard pile this turn may not be discarded again, ...). ``moves`` lists
+the moves again, ``quit`` (or the end of the input) leaves and prints the scores so far. Bad input is answered
+with a hint and asked again. The card the person draws from the stock (and the penalty card of a buy) is named to
+the person; the bots' stock draws stay hidden. Every round is announced with its contract and ends with a summary
+of its penalties (or payments) and the running totals.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
 import numpy as np
 
-from ..core.cards import card_str, parse_card
+from ..core.cards import SUIT_SYMBOLS, SUITS, card_str, parse_card
 
 #: words accepted for the action kinds that need no card
 KIND_WORDS = {
@@ -31,12 +41,53 @@ KIND_WORDS = {
     "out": "go_out",
     "declare": "declare",
 }
+#: the words a hint names, in this order, when the profile has their kind
+HINT_WORDS = ("stock", "pile", "buy", "pass", "out", "declare")
+#: words that take a card: ``discard 7C``; ``declare 7C`` (continental: discard 7C and declare)
+CARD_WORDS = {"discard": ("discard",), "d": ("discard",), "declare": ("discard_declare",)}
 QUIT_WORDS = ("quit", "q", "exit")
 LIST_WORDS = ("moves", "m", "list", "help", "h", "?")
+
+_SEAT_OF = re.compile(r"\bseat (\d+)'s\b")
+_JOKER_AS = re.compile(r"JK\(([^)]*)\)")
 
 
 class Quit(Exception):
     """The person left the game."""
+
+
+def plural(n: int, word: str) -> str:
+    """``1 card``, ``2 cards``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _sym(text: str) -> str:
+    """A card text with suit symbols: ``7C`` -> ``7♣`` (``7`` and ``JK`` unchanged)."""
+    if len(text) > 1 and text[-1] in SUITS:
+        return text[:-1] + SUIT_SYMBOLS[SUITS.index(text[-1])]
+    return text
+
+
+def joker_text(text: str) -> str:
+    """One spelling of jokers: ``JK(7H)`` becomes ``JK`` and what each joker stands for follows as ``(JK = 7♥)``."""
+    stands = [_sym(m) for m in _JOKER_AS.findall(text)]
+    if not stands:
+        return text
+    return _JOKER_AS.sub("JK", text) + f" (JK = {', '.join(stands)})"
+
+
+def contract_text(groups: int, runs: int) -> str:
+    """``2 groups + 1 run``."""
+    return f"{plural(groups, 'group')} + {plural(runs, 'run')}"
+
+
+def patterns_text(rules: Any) -> str:
+    """Continental's going-out target: the run patterns and the wild cards."""
+    pats = " or ".join("+".join(map(str, pt)) for pt in rules.patterns)
+    return (
+        f"go out with all {rules.hand_size} cards in runs of one suit ({pats}; a run has at least {rules.min_run} "
+        "cards); wild: every 2 and the jokers (JK)"
+    )
 
 
 class TerminalGame:
@@ -80,6 +131,11 @@ class TerminalGame:
                 raise ValueError(f"opponent {self.specs[s]!r} cannot be loaded: {exc}") from None
         self.env.reset(seed=seed, options={"scenario": scenario} if scenario is not None else None)
         self.raw = self.env.unwrapped
+        self.me = self.raw.possible_agents[seat]
+        #: the action kinds of this profile (the hint names the words of these only)
+        self.kinds = set(self.raw.layout.ranges)
+        #: the person declined the discard and waits for the stock card (after the buy window)
+        self._awaiting_stock = False
 
     # ------------------------------------------------------------------------------------------------------------
     def say(self, text: str = "") -> None:
@@ -88,8 +144,15 @@ class TerminalGame:
         self.stdout.flush()
 
     def name(self, p: int) -> str:
-        """How seat ``p`` is called in messages."""
+        """How seat ``p`` is called in messages: ``You`` or ``P2 (random)``."""
         return "You" if p == self.seat else f"P{p} ({self.specs[p]})"
+
+    def describe(self, action: int) -> str:
+        """The engine's description of ``action`` with the seats named as everywhere else (``P2's run``, ``your
+        run``) and one spelling of jokers (``joker_text``)."""
+        text = self.raw.describe_action(action)
+        text = _SEAT_OF.sub(lambda m: "your" if int(m.group(1)) == self.seat else f"P{m.group(1)}'s", text)
+        return joker_text(text)
 
     def legal(self) -> list[int]:
         """The person's legal actions, in id order."""
@@ -100,15 +163,83 @@ class TerminalGame:
         """The numbered list of legal moves."""
         self.say("Your moves:")
         for i, a in enumerate(legal, 1):
-            self.say(f"  {i:>3}. {self.raw.describe_action(a)}")
+            self.say(f"  {i:>3}. {self.describe(a)}")
+
+    def words(self) -> list[str]:
+        """The move words of this profile."""
+        return [w for w in HINT_WORDS if KIND_WORDS[w] in self.kinds]
 
     def hint(self, legal: list[int], why: str) -> None:
         """Answer bad input."""
         self.say(
-            f"{why} Type a move number 1-{len(legal)}, a card (e.g. 7C or 10♥) to discard it or play it, a word "
-            "(stock, pile, buy, pass, out), 'moves' to list the moves again, or 'quit'."
+            f"{why} Type a move number 1-{len(legal)}, a card (e.g. 7C or 10♥) to discard it or play it, 'discard "
+            f"7C', a word ({', '.join(self.words())}), 'moves' to list the moves again, or 'quit'."
         )
 
+    # the table --------------------------------------------------------------------------------------------------
+    def round_title(self, view: Any) -> str:
+        """``Round 2 of 7: contract 1 group + 1 run`` / ``Deal 2 of 4``, with the dealer."""
+        if hasattr(view, "num_deals"):
+            return f"Deal {view.round} of {view.num_deals}, P{view.dealer} deals"
+        g, r = view.contract
+        from ..envs.picture import round_text
+
+        title = round_text(view.round, view.rounds)
+        return f"{title[0].upper()}{title[1:]}: contract {contract_text(g, r)}, P{view.dealer} deals"
+
+    def announce_round(self) -> None:
+        """The start of a round (deal): its number, contract (continental: the target and the wild cards)."""
+        view = self.raw.public_view(self.me)
+        self.say("")
+        self.say(f"=== {self.round_title(view)} ===")
+        if hasattr(view, "num_deals"):
+            self.say("Goal: " + patterns_text(view.rules) + ".")
+        elif view.final_round:
+            self.say("Final round: go out all at once (the whole hand as runs, 'out').")
+
+    def table_lines(self, view: Any) -> list[str]:
+        """The table as ``view`` (the person's public view) shows it."""
+        v = view
+        continental = hasattr(v, "num_deals")
+        top = card_str(v.discard[-1], symbols=True) if v.discard else "-"
+        lines = [
+            f"{self.round_title(v)}; turn {v.turn}; stock {plural(v.stock_size, 'card')}; discard pile "
+            f"{plural(len(v.discard), 'card')}",
+        ]
+        if continental:
+            lines.append("Goal: " + patterns_text(v.rules))
+        lines.append(f"Discard top: {top}")
+        for p in range(v.num_players):
+            mark = "*" if p == v.current else " "
+            who = f"You (P{p})" if p == self.seat else self.name(p)
+            facts = [plural(v.hand_sizes[p], "card")]
+            if continental:
+                facts.append(f"balance {v.scores[p]}")
+                if v.turns_taken[p] == 0:
+                    facts.append("first turn to come")
+            else:
+                facts.append("opened" if v.opened[p] else "not opened")
+                facts.append(f"score {v.scores[p]}")
+            line = f"{mark}{who}: " + ", ".join(facts)
+            known = [k for k, c in enumerate(v.known[p]) for _ in range(c)] if p != self.seat else []
+            if known:
+                line += "; known in hand: " + " ".join(card_str(k, symbols=True) for k in known)
+            lines.append(line)
+            if not continental:
+                for i, m in enumerate(v.melds[p], 1):
+                    cards = " ".join(_sym(c) for c in m.card_strings())
+                    lines.append(f"      meld {i}: {m.kind} {joker_text(cards)}")
+        if v.taken_discard >= 0 and v.active == self.seat:
+            lines.append(f"You took {card_str(v.taken_discard, symbols=True)} from the discard pile this turn.")
+        if getattr(v, "must_place", -1) >= 0 and v.active == self.seat:
+            lines.append(f"{card_str(v.must_place, symbols=True)} (picked up from the pile) must reach the table "
+                         "this turn.")  # fmt: skip
+        if getattr(v, "offered", -1) >= 0:
+            lines.append(f"Buy window: {card_str(v.offered, symbols=True)} is offered (turn of {self.name(v.active)}).")
+        lines.append("Hand: " + " ".join(card_str(k, symbols=True) for k, c in enumerate(v.hand) for _ in range(c)))
+        return lines
+
+    # input ------------------------------------------------------------------------------------------------------
     def parse(self, text: str, legal: list[int]) -> int | None | str:
         """An action id, ``None`` to quit, or a hint (str) for bad input."""
         t = text.strip()
@@ -127,27 +258,67 @@ class TerminalGame:
             if len(hits) == 1:
                 return hits[0]
             return f"'{t}' is not a move now." if not hits else f"'{t}' fits several moves; type its number."
+        word, _, rest = low.partition(" ")
+        kinds: tuple[str, ...] | None = None
+        if word in CARD_WORDS and rest.strip():
+            kinds, t = CARD_WORDS[word], t.split(None, 1)[1].strip()
         try:
-            card = card_str(parse_card(t))
+            kind = parse_card(t)
         except ValueError:
-            return f"I do not understand {t!r}."
+            return f"I do not understand {text.strip()!r}."
+        card = card_str(kind)
         hits = [a for a in legal if self.raw.action_info(a).get("card") == card]
-        discards = [a for a in hits if self.raw.action_info(a)["kind"] == "discard"]
-        if discards:
-            return discards[0]
+        if kinds is not None:
+            hits = [a for a in hits if self.raw.action_info(a)["kind"] in kinds]
         if len(hits) == 1:
             return hits[0]
+        shown = card_str(kind, symbols=True)
         if hits:
-            nums = ", ".join(str(legal.index(a) + 1) for a in hits)
-            return f"{t} can be played several ways (moves {nums}); type the number."
-        return f"No move plays {t} now."
+            lines = [f"{shown} can be played several ways:"]
+            lines += [f"  {legal.index(a) + 1:>3}. {self.describe(a)}" for a in hits]
+            lines.append("Type the number of the move you mean.")
+            return "\n".join(lines)
+        what = {"discard": "discard", "discard_declare": "discard and declare with"}.get(kinds[0]) if kinds else None
+        return self.why_not(kind, what)
+
+    def why_not(self, kind: int, what: str | None = None) -> str:
+        """Why no move plays the card ``kind`` now (``what``: the move asked for, e.g. ``discard``)."""
+        v = self.raw.public_view(self.me)
+        shown = card_str(kind, symbols=True)
+        verb = what or "play"
+        if not v.hand[kind]:
+            return f"You do not hold {shown}."
+        if v.phase == "draw":
+            return f"You may not {verb} {shown} yet: draw first (stock or pile)."
+        if v.phase == "buy":
+            return f"You may not {verb} {shown} now: decide whether to buy {card_str(v.offered, symbols=True)}."
+        if v.phase == "opening":
+            return f"You may not {verb} {shown} now: finish your opening first (declare its remaining melds)."
+        if v.phase == "place_joker":
+            return f"You may not {verb} {shown} now: place the freed joker first."
+        rules = v.rules
+        if getattr(v, "must_place", -1) >= 0 and verb != "play":
+            mp = card_str(v.must_place, symbols=True)
+            return (f"You may not {verb} {shown} yet: {mp}, picked up from the discard pile, must reach the table "
+                    "before you discard (B.2-10).")  # fmt: skip
+        if rules.forbid_rediscard and kind == v.taken_discard and v.hand[kind] == 1:
+            rule = "C.1-5" if hasattr(v, "num_deals") else "A.2-4"
+            return (
+                f"You may not discard {shown}: you took it from the discard pile this turn, and the card taken from "
+                f"the pile may not be discarded in the same turn (rule {rule}). Discard another card"
+                + ("." if hasattr(v, "num_deals") else " or play it to the table.")
+            )
+        if what == "discard and declare with":
+            return f"Discarding {shown} does not leave a hand that goes out ({patterns_text(rules)})."
+        return f"No move plays {shown} now."
 
     def ask(self) -> int:
         """Show the table and the moves; read until a legal move (``Quit`` on 'quit' or end of input)."""
         legal = self.legal()
         self.say("")
         self.say(f"--- your decision (you are P{self.seat}) ---")
-        self.say(self.raw.view_text(self.env.agent_selection))  # the table as the person's public view shows it
+        for line in self.table_lines(self.raw.public_view(self.env.agent_selection)):
+            self.say(line)
         self.show_moves(legal)
         while True:
             self.stdout.write("Your move> ")
@@ -164,17 +335,20 @@ class TerminalGame:
             if isinstance(choice, str):
                 if line.strip().lower() in LIST_WORDS:
                     self.show_moves(legal)
+                elif choice.endswith("Type the number of the move you mean."):
+                    self.say(choice)
                 else:
                     self.hint(legal, choice)
                 continue
             return choice
 
+    # the game ---------------------------------------------------------------------------------------------------
     def round_summary(self, res: dict[str, Any]) -> None:
         """Penalties (or payments) of the round just finished and the running totals."""
         scores = self.raw.scores
         key = "payments" if "payments" in res else "penalties"
         label = "Deal" if key == "payments" else "Round"
-        if res.get("winner") is not None:
+        if res.get("winner") is not None and res["winner"] >= 0:
             how = f"{self.name(res['winner'])} went out"
         else:
             how = {"exhausted": "the stock ran out", "turn_cap": "the turn limit was reached"}.get(
@@ -187,6 +361,38 @@ class TerminalGame:
         for p in range(self.n):
             self.say(f"  {self.name(p):<{width}}  {res[key][p]:>9}  {scores[p]:>6}")
 
+    def tell_draws(self, p: int, action: int, info: dict[str, Any], before: tuple[int, ...]) -> None:
+        """Name to the person the cards the stock gave them (a stock draw, a buy's penalty card); hidden
+        information: only the person's own hand is compared, so no other seat's stock card is ever named."""
+        if p == self.seat and info["kind"] == "draw_stock":
+            self._awaiting_stock = True
+        bought = p == self.seat and info["kind"] == "buy"
+        if not (self._awaiting_stock or bought):
+            return
+        after = self.raw.public_view(self.me).hand
+        new = [k for k in range(len(after)) for _ in range(max(0, after[k] - before[k]))]
+        if not new:
+            return
+        if bought:
+            new.remove(parse_card(info["card"]))
+            cards = " ".join(card_str(k, symbols=True) for k in new)
+            self.say(f"  (you bought {_sym(info['card'])}; penalty card from the stock: {cards})")
+            return
+        self._awaiting_stock = False
+        self.say(f"  (you drew {' '.join(card_str(k, symbols=True) for k in new)} from the stock)")
+
+    def print_scores(self) -> None:
+        """The totals of the finished rounds (deals)."""
+        from ..registry import game
+
+        results = self.raw.round_results
+        unit = game(self.profile).unit  # "round" or "deal"
+        scores = self.raw.scores
+        self.say(
+            f"Scores so far ({plural(len(results), f'finished {unit}')}): "
+            + ", ".join(f"{self.name(p)} {scores[p]}" for p in range(self.n))
+        )
+
     def run(self) -> dict[str, Any]:
         """Play to the end (or until the person quits); the final totals and winners."""
         env, raw = self.env, self.raw
@@ -196,18 +402,29 @@ class TerminalGame:
         )
         seen = len(raw.round_results)
         try:
+            if not raw.session_over:
+                self.announce_round()
             while not raw.session_over:
                 agent = env.agent_selection
                 p = raw.agent_name_mapping[agent]
                 action = self.ask() if p == self.seat else int(self.bots[p].act(env, agent))
-                self.say(f"{self.name(p)}: {raw.describe_action(action)}")
+                info = raw.action_info(action)
+                before = raw.public_view(self.me).hand
+                self.say(f"{self.name(p)}: {self.describe(action)}")
                 env.step(action)
                 results = raw.round_results
-                for res in results[seen:]:
-                    self.round_summary(res)
-                seen = len(results)
+                if len(results) > seen:
+                    self._awaiting_stock = False
+                    for res in results[seen:]:
+                        self.round_summary(res)
+                    seen = len(results)
+                    if not raw.session_over:
+                        self.announce_round()
+                else:
+                    self.tell_draws(p, action, info, before)
         except Quit:
             self.say("You left the game.")
+            self.print_scores()
             return {"quit": True, "scores": list(raw.scores), "winners": None}
         final = raw.results()
         scores, winners = final["scores"], final["winners"]
@@ -275,4 +492,4 @@ def add_play_command(sub: Any) -> None:
     p.set_defaults(func=_cmd_play)
 
 
-__all__ = ["TerminalGame", "add_play_command", "play"]
+__all__ = ["TerminalGame", "add_play_command", "joker_text", "play", "plural"]

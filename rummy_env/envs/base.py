@@ -83,12 +83,20 @@ def as_action(action: Any, num_actions: int) -> int:
 class RummyAECEnv(AECEnv):
     """AEC environment over a rummy engine state: one atomic decision per ``step``."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "rummy_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata = {
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "name": "rummy_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
 
     #: the reward scale: penalties (or payments) are divided by this
     reward_scale = 100.0
     #: reward modes this profile offers (the first is the default)
     reward_modes: tuple[str, ...] = REWARD_MODES
+
+    #: ``rgb_array`` frames show the table from this seat (None: the seat to move; ``rummy_env.envs.picture``)
+    render_seat: int | None = None
 
     #: the profile id; its ``Game`` descriptor (``rummy_env.registry``) supplies rules, engine, actions, observer
     profile: str = ""
@@ -106,7 +114,7 @@ class RummyAECEnv(AECEnv):
     ):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode={render_mode!r}; allowed: None, 'human', 'ansi'")
+            raise ValueError(f"render_mode={render_mode!r}; allowed: None, 'human', 'ansi', 'rgb_array'")
         reward = check_reward_mode(reward, self.reward_modes)
         if illegal_action not in ILLEGAL_MODES:
             raise ValueError(f"illegal_action={illegal_action!r}; allowed: {list(ILLEGAL_MODES)}")
@@ -461,12 +469,17 @@ class RummyAECEnv(AECEnv):
         return self.observer.pieces.views(self.observer.encode(self._state.public_view(self._seat(agent))))
 
     def render(self) -> str | None:
-        """``ansi``: return the table as text; ``human``: print it."""
+        """``ansi``: return the table as text; ``human``: print it; ``rgb_array``: return its picture (an H x W x 3
+        uint8 array, ``rummy_env.envs.picture``)."""
         if self.render_mode is None:
             import gymnasium
 
             gymnasium.logger.warn("You are calling render without specifying a render_mode.")
             return None
+        if self.render_mode == "rgb_array":
+            from .picture import render_frame
+
+            return render_frame(self)
         text = self.state_text()
         if self.render_mode == "ansi":
             return text

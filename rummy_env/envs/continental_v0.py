@@ -68,7 +68,12 @@ from .session import REWARD_MODES_BY_SCORE
 class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
     """Continental rummy for 4-5 players as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "continental_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata = {
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "name": "continental_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
     profile = "continental"
     reward_modes = REWARD_MODES_BY_SCORE["payment"]
 

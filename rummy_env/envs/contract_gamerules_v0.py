@@ -48,7 +48,7 @@ class raw_env(_contract_raw_env):  # noqa: N801 - PettingZoo naming
     """Contract Rummy (gamerules family rules) for 3-5 players as a PettingZoo AEC environment."""
 
     metadata = {
-        "render_modes": ["human", "ansi"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "name": "contract_gamerules_v0",
         "is_parallelizable": False,
         "render_fps": 1,

@@ -98,7 +98,7 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
     """Contract Rummy for 4 players as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata = {
-        "render_modes": ["human", "ansi"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "name": "contract_v0",
         "is_parallelizable": False,
         "render_fps": 1,

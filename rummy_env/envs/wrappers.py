@@ -73,7 +73,7 @@ MAX_REDEALS = 100
 class SingleAgentEnv(gym.Env):
     """One seat of a ``rummy_env`` table as a single-agent Gymnasium env (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -198,7 +198,7 @@ class SingleAgentEnv(gym.Env):
         return self.aec.action_mask(self.learner).astype(bool)
 
     def render(self) -> str | None:
-        """The table as text (``ansi``) or printed (``human``)."""
+        """The table as text (``ansi``), printed (``human``) or as a picture (``rgb_array``: uint8 H x W x 3)."""
         return self.aec.render()
 
     # internals -----------------------------------------------------------------------------------------------
