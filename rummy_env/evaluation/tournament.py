@@ -674,7 +674,10 @@ def add_tournament_command(sub: Any) -> None:
     )
     p.add_argument("--profile", default="contract", help="profile to play (default contract)")
     p.add_argument(
-        "--entrants", nargs="+", required=True, help="bot ids: random, heuristic, checkpoint:PATH[@sample], ..."
+        "--entrants",
+        nargs="+",
+        required=True,
+        help="bot ids: random, heuristic, checkpoint:PATH[@sample], py:MODULE.ATTR (your own bot, README 'Your own bot')",
     )
     p.add_argument("--sessions", type=int, default=100, help="sessions to play, rounded up to whole blocks")
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
