@@ -1,13 +1,16 @@
-"""Evaluate checkpoints against bots (seats rotated, Student-t 95 % confidence intervals over sessions; the match
-runner of ``rummy_env.evaluation.match``), write the shipped-checkpoint manifest, and plot learning curves.
+"""Evaluate checkpoints against bots: seats rotated, Student-t 95 % confidence intervals over sessions (the match
+runner of ``rummy_env.evaluation.match``); re-measure the shipped checkpoints; plot learning curves.
 
     python training/evaluate.py checkpoints/contract --opponents random heuristic --sessions 200 --workers 2
-    python training/evaluate.py --manifest checkpoints --sessions 200 --workers 2
+    python training/evaluate.py --manifest checkpoints --sessions 200 --workers 2           # measure, print only
+    python training/evaluate.py --manifest checkpoints --sessions 200 --workers 2 --write   # ... and store them
     python training/evaluate.py --plot runs/<run> --out docs/learning_curve_contract.png
 
-``--manifest DIR`` evaluates every checkpoint of DIR (``*.json``), stores the figures in each checkpoint's JSON
-(``evaluation``; the weights and their hash are untouched) and writes ``DIR/manifest.json``: per checkpoint the
-config, seed, steps, wall time, machine and the evaluation figures with their confidence intervals.
+``--manifest DIR`` evaluates every checkpoint of DIR (``*.json``) and prints the figures; it writes nothing unless
+``--write`` is given: then the figures go into each checkpoint's JSON (``evaluation``; the weights and their hash
+are untouched) and ``DIR/manifest.json`` is rewritten: per checkpoint the config, seed, steps, wall time, machine
+and the evaluation figures with their confidence intervals (the keys of ``MANIFEST_ENTRY_KEYS``). Every match
+shows a progress bar on stderr when it is a terminal (``--quiet``: none) and a line when it starts.
 """
 
 from __future__ import annotations
@@ -24,12 +27,31 @@ from common import evaluate_checkpoint, format_match  # noqa: E402
 from rummy_env.models.checkpoints import read_metadata, sha256_file  # noqa: E402
 
 
-def evaluate(path: str, opponents: list[str], sessions: int, seed: int, workers: int, greedy: bool = True) -> dict:
-    """The checkpoint against each opponent; printed as it goes."""
+def evaluate(
+    path: str,
+    opponents: list[str],
+    sessions: int,
+    seed: int,
+    workers: int,
+    greedy: bool = True,
+    quiet: bool = False,
+) -> dict:
+    """The checkpoint against each opponent; each match announced on stderr, with a progress bar, and its result
+    printed on stdout as it finishes."""
+    from rummy_env.cli.progress import progress_bar
+
     out = {}
+    name = Path(path).name
     for opp in opponents:
-        out[opp] = evaluate_checkpoint(path, opp, sessions, seed=seed, workers=workers, greedy=greedy)
-        print(f"{Path(path).name}: {format_match(out[opp])}", flush=True)
+        print(f"{name}: vs {opp}, {sessions} session(s), {workers} worker(s) ...", file=sys.stderr, flush=True)
+        bar = progress_bar(sessions, desc=f"{name} vs {opp}", unit="session", enabled=not quiet)
+        try:
+            out[opp] = evaluate_checkpoint(
+                path, opp, sessions, seed=seed, workers=workers, greedy=greedy, progress=bar.update
+            )
+        finally:
+            bar.close()
+        print(f"{name}: {format_match(out[opp])}", flush=True)
     return out
 
 
@@ -55,57 +77,94 @@ def run_figures(run_dir: Path) -> dict[str, Any]:
     }
 
 
-def write_manifest(
-    folder: Path, opponents: list[str], sessions: int, seed: int, workers: int, runs_dir: str = "runs"
+#: the keys of one checkpoint's entry in ``manifest.json``, in order (the shipped manifest has exactly these)
+MANIFEST_ENTRY_KEYS = (
+    "files", "weights_sha256", "profile", "env_version", "num_players", "env_config", "layout_fingerprint",
+    "algorithm", "architecture", "seed", "config_file", "config", "training_steps", "updates", "wall_seconds",
+    "throughput_env_steps_per_second", "machine", "run_name", "warm_start", "run_figures", "migration", "evaluation",
+)  # fmt: skip
+
+MANIFEST_ABOUT = (
+    "Shipped rummy_env checkpoints: how each was made and how it plays. Evaluation: the greedy policy at one seat "
+    "(rotated over sessions) against the other seats all played by the opponent bot; figures are means per round "
+    "over sessions with the half-width of a Student-t 95 % confidence interval over sessions; 'difference' is the "
+    "paired per-session difference policy - opponents (negative = fewer penalty points for contract profiles; "
+    "positive = more payment won for continental)."
+)
+
+
+def manifest_entry(base: Path, meta: dict[str, Any], evaluation: dict[str, Any], runs_dir: str = "runs") -> dict:
+    """The manifest entry of the checkpoint ``base`` (its metadata ``meta``) with the figures ``evaluation``;
+    its keys are ``MANIFEST_ENTRY_KEYS``. ``migration`` is the checkpoint's migration record, None if never
+    migrated; ``run_figures`` come from the run's ``progress.jsonl`` under ``runs_dir`` if it is there."""
+    cfg = meta.get("config", {})
+    progress = Path(runs_dir) / str(meta.get("run_name")) / "progress.jsonl"
+    entry = {
+        "files": [meta["weights_file"], base.with_suffix(".json").name],
+        "weights_sha256": sha256_file(base.with_suffix(".safetensors")),
+        "profile": meta["profile"],
+        "env_version": meta["env_version"],
+        "num_players": meta["num_players"],
+        "env_config": meta.get("env_config", {}),
+        "layout_fingerprint": meta.get("layout_fingerprint"),
+        "algorithm": meta.get("algorithm"),
+        "architecture": meta["architecture"],
+        "seed": cfg.get("seed"),
+        "config_file": cfg.get("config_file"),
+        "config": cfg,
+        "training_steps": meta["training_steps"],
+        "updates": meta.get("training_state", {}).get("update"),
+        "wall_seconds": meta.get("training_state", {}).get("wall_seconds", meta.get("wall_seconds")),
+        "throughput_env_steps_per_second": meta.get("throughput_env_steps_per_second"),
+        "machine": meta.get("machine"),
+        "run_name": meta.get("run_name"),
+        "warm_start": meta.get("warm_start", {}),
+        "run_figures": run_figures(progress.parent) if meta.get("run_name") and progress.is_file() else {},
+        "migration": meta.get("migration"),
+        "evaluation": evaluation,
+    }
+    assert tuple(entry) == MANIFEST_ENTRY_KEYS
+    return entry
+
+
+def measure_manifest(
+    folder: Path,
+    opponents: list[str],
+    sessions: int,
+    seed: int,
+    workers: int,
+    runs_dir: str = "runs",
+    quiet: bool = False,
 ) -> dict[str, Any]:
-    """Evaluate every checkpoint in ``folder`` and write ``folder/manifest.json``."""
+    """Evaluate every checkpoint in ``folder`` and return the manifest it makes; nothing is written."""
     entries = {}
     for meta_path in sorted(folder.glob("*.json")):
         if meta_path.name == "manifest.json":
             continue
         base = meta_path.with_suffix("")
         meta = read_metadata(base)
-        evaluation = evaluate(str(base), opponents, sessions, seed, workers)
-        meta["evaluation"] = evaluation
-        meta_path.write_text(json.dumps(meta, indent=2) + "\n")  # evaluation is not part of the weights' header
-        cfg = meta.get("config", {})
-        entries[base.name] = {
-            "files": [meta["weights_file"], meta_path.name],
-            "weights_sha256": sha256_file(base.with_suffix(".safetensors")),
-            "profile": meta["profile"],
-            "env_version": meta["env_version"],
-            "num_players": meta["num_players"],
-            "env_config": meta.get("env_config", {}),
-            "layout_fingerprint": meta.get("layout_fingerprint"),
-            "algorithm": meta.get("algorithm"),
-            "architecture": meta["architecture"],
-            "seed": cfg.get("seed"),
-            "config_file": cfg.get("config_file"),
-            "config": cfg,
-            "training_steps": meta["training_steps"],
-            "updates": meta.get("training_state", {}).get("update"),
-            "wall_seconds": meta.get("training_state", {}).get("wall_seconds", meta.get("wall_seconds")),
-            "throughput_env_steps_per_second": meta.get("throughput_env_steps_per_second"),
-            "machine": meta.get("machine"),
-            "run_name": meta.get("run_name"),
-            "warm_start": meta.get("warm_start", {}),
-            "run_figures": run_figures(Path(runs_dir) / meta["run_name"])
-            if meta.get("run_name") and (Path(runs_dir) / meta["run_name"] / "progress.jsonl").exists()
-            else {},
-            "evaluation": evaluation,
-        }
-    manifest = {
-        "about": "Shipped rummy_env checkpoints: how each was made and how it plays. Evaluation: the greedy policy "
-        "at one seat (rotated over sessions) against the other seats all played by the opponent bot; figures are "
-        "means per round over sessions with the half-width of a Student-t 95 % confidence interval over sessions; "
-        "'difference' is the paired per-session difference policy - opponents (negative = fewer penalty points for "
-        "contract profiles; positive = more payment won for continental).",
+        evaluation = evaluate(str(base), opponents, sessions, seed, workers, quiet=quiet)
+        entries[base.name] = manifest_entry(base, meta, evaluation, runs_dir)
+    return {
+        "about": MANIFEST_ABOUT,
         "evaluation_seed": seed,
         "evaluated": time.strftime("%Y-%m-%d"),
         "checkpoints": entries,
     }
+
+
+def write_manifest(folder: Path, manifest: dict[str, Any]) -> list[Path]:
+    """Store ``manifest`` (``measure_manifest``'s) as ``folder/manifest.json`` and each checkpoint's figures in its
+    JSON (``evaluation``: not part of the weights' header); the files written."""
+    written = []
+    for name, entry in manifest["checkpoints"].items():
+        meta_path = folder / f"{name}.json"
+        meta = json.loads(meta_path.read_text())
+        meta["evaluation"] = entry["evaluation"]
+        meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+        written.append(meta_path)
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-    return manifest
+    return [*written, folder / "manifest.json"]
 
 
 def plot(run_dirs: list[str], out: str, labels: list[str] | None = None) -> None:
@@ -154,14 +213,26 @@ def main(argv: list[str] | None = None) -> int:
     """Command line (see the module docstring); a usage error or a bad checkpoint is one line on stderr, exit 2."""
     from rummy_env.cli.commands import ArgumentParser, count, output_problem
 
-    p = ArgumentParser(prog="evaluate.py", description=__doc__.splitlines()[0])
+    p = ArgumentParser(
+        prog="evaluate.py",
+        description=" ".join(__doc__.split("\n\n")[0].replace("``", "").split()),
+        epilog=" ".join(__doc__.split("\n\n")[2].replace("``", "").split()),
+    )
     p.add_argument("checkpoints", nargs="*", help="checkpoint paths (X, X.json or X.safetensors)")
     p.add_argument("--opponents", nargs="+", default=["random", "heuristic"])
     p.add_argument("--sessions", type=count(1), default=100, help="sessions per match (>= 1)")
     p.add_argument("--seed", type=count(0), default=2024, help="evaluation seed (>= 0)")
     p.add_argument("--workers", type=count(1), default=2, help="worker processes (>= 1)")
     p.add_argument("--sample", action="store_true", help="sampled instead of greedy play")
-    p.add_argument("--manifest", metavar="DIR", help="evaluate every checkpoint in DIR and write DIR/manifest.json")
+    p.add_argument(
+        "--manifest", metavar="DIR", help="evaluate every checkpoint in DIR and print the figures (see --write)"
+    )
+    p.add_argument(
+        "--write",
+        action="store_true",
+        help="with --manifest: store the figures in DIR/manifest.json and each checkpoint's JSON (overwrites them)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bars (they are drawn only on a terminal anyway)")
     p.add_argument("--plot", nargs="+", metavar="RUN_DIR", help="plot the learning curves of these runs")
     p.add_argument("--out", default="docs/learning_curve.png", help="PNG file for --plot")
     p.add_argument("--labels", nargs="+", help="legend names of the --plot runs")
@@ -177,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
         problem = output_problem(args.out, folder=False)
         if problem:
             p.error(f"argument --out: {args.out!r} {problem}")
+    if args.write and not args.manifest:
+        p.error("argument --write: only with --manifest DIR (it stores that folder's figures)")
     if args.manifest and not Path(args.manifest).is_dir():
         p.error(f"argument --manifest: {args.manifest!r} is not a folder of checkpoints")
     if args.manifest and output_problem(args.manifest):
@@ -187,9 +260,17 @@ def main(argv: list[str] | None = None) -> int:
         if args.plot:
             plot(args.plot, args.out, args.labels)
         if args.manifest:
-            write_manifest(Path(args.manifest), args.opponents, args.sessions, args.seed, args.workers)
+            folder = Path(args.manifest)
+            manifest = measure_manifest(folder, args.opponents, args.sessions, args.seed, args.workers,
+                                        quiet=args.quiet)  # fmt: skip
+            if args.write:
+                print("wrote " + ", ".join(str(f) for f in write_manifest(folder, manifest)))
+            else:
+                print(f"nothing written: add --write to store these figures in {folder / 'manifest.json'} and the "
+                      "checkpoints' JSON files", file=sys.stderr)  # fmt: skip
         for path in args.checkpoints:
-            evaluate(path, args.opponents, args.sessions, args.seed, args.workers, greedy=not args.sample)
+            evaluate(path, args.opponents, args.sessions, args.seed, args.workers, greedy=not args.sample,
+                     quiet=args.quiet)  # fmt: skip
     except ValueError as exc:  # CheckpointError included
         print(f"{p.prog}: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..registry import game
@@ -53,9 +54,13 @@ def evaluate(
     sessions: int,
     seed: int = 0,
     workers: int = 1,
+    progress: Callable[[int], Any] | None = None,
     **config: Any,
 ) -> dict[str, Any]:
-    """Play ``sessions`` seeded sessions of ``profile`` between ``entrants`` (one bot id per seat) and summarise."""
+    """Play ``sessions`` seeded sessions of ``profile`` between ``entrants`` (one bot id per seat) and summarise.
+
+    ``config`` goes to the env (``rounds=(1, 2)``, rule overrides); ``progress(k)``, if given, is called as ``k``
+    more sessions are done (the command line's progress bar)."""
     from .. import bots as bot_registry
 
     probe = game(profile).make_env(wrapped=False, **config)
@@ -68,7 +73,7 @@ def evaluate(
         raise ValueError(f"sessions={sessions!r}: need at least 1")
     start = time.perf_counter()
     plans = rotation_plans(n, sessions, seed)
-    records = play_sessions(profile, None, list(entrants), dict(config), plans, workers=workers)
+    records = play_sessions(profile, None, list(entrants), dict(config), plans, workers=workers, progress=progress)
     results = [session_rounds(rec) for rec in records]
     wall = time.perf_counter() - start
     return summarise(profile, entrants, results, seed, wall)
@@ -140,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     import sys
 
     from ..cli.commands import ArgumentParser, count
+    from ..cli.progress import progress_bar
     from ..registry import GAMES
 
     p = ArgumentParser(
@@ -153,12 +159,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=count(0), default=0, help="match seed (>= 0, default 0)")
     p.add_argument("--workers", type=count(1), default=1, help="worker processes (>= 1, default 1)")
     p.add_argument("--json", action="store_true", help="print the result dict as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (it is drawn only on a terminal anyway)")
     args = p.parse_args(argv)
+    bar = progress_bar(args.sessions, desc=f"{args.profile} match", unit="session", enabled=not args.quiet)
     try:
-        report = evaluate(args.profile, args.entrants, args.sessions, seed=args.seed, workers=args.workers)
+        report = evaluate(
+            args.profile, args.entrants, args.sessions, seed=args.seed, workers=args.workers, progress=bar.update
+        )
     except ValueError as exc:
         print(f"{p.prog}: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
+    finally:
+        bar.close()
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0
 

@@ -147,7 +147,7 @@ def tournament(
     ``sessions`` is rounded up to whole blocks (module docstring); ``workers`` processes play them, merged in
     session order, so the results (everything but ``results["timing"]``) depend only on the arguments.
     ``env_config`` goes to ``rummy_env.make`` (``rounds=(1, 2)``; continental ``rounds=2`` deals; rule overrides);
-    ``progress`` shows a tqdm bar on stderr.
+    ``progress`` shows a tqdm bar on stderr when stderr is a terminal.
     """
     specs = list(entrants)
     n = _check_arguments(profile, specs, workers, num_players, backend, env_config)
@@ -197,9 +197,9 @@ def _play_plans(
     progress: bool,
 ) -> list[dict[str, Any]]:
     """The tournament records of ``plans`` (the match runner's, without ``EXTRA_FIELDS``), with a tqdm bar."""
-    from tqdm import tqdm
+    from ..cli.progress import progress_bar
 
-    bar = tqdm(total=len(plans), desc=f"{profile} tournament", unit="session", file=sys.stderr, disable=not progress)
+    bar = progress_bar(len(plans), desc=f"{profile} tournament", unit="session", enabled=progress)
     try:
         played = play_sessions(profile, n, specs, env_config, plans, workers=workers, backend=backend,
                                progress=bar.update)  # fmt: skip
@@ -687,7 +687,7 @@ def add_tournament_command(sub: Any) -> None:
     p.add_argument("--no-duplicate", action="store_true", help="fresh shoes for every session (no duplicate deals)")
     p.add_argument("--out", default=None, help="folder for tournament.json, CSV files and ratings.png")
     p.add_argument("--no-chart", action="store_true", help="do not draw ratings.png")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (it is drawn only on a terminal anyway)")
     p.set_defaults(func=_cmd_tournament)
 
 
