@@ -38,7 +38,7 @@ def evaluate(
 ) -> dict:
     """The checkpoint against each opponent; each match announced on stderr, with a progress bar, and its result
     printed on stdout as it finishes."""
-    from rummy_env.cli.progress import progress_bar
+    from rummy_env.cli.terminal import progress_bar
 
     out = {}
     name = Path(path).name

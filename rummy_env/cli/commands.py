@@ -222,7 +222,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 def _cmd_fuzz(args: argparse.Namespace) -> int:
     from ..testing.fuzz import fuzz
-    from .progress import progress_bar
+    from .terminal import progress_bar
 
     bar = progress_bar(args.decisions, desc=f"fuzz {args.profile}", unit="decision", enabled=not args.quiet)
     try:

@@ -122,21 +122,29 @@ def _score_label(profile: str) -> str:
 
 
 def format_report(report: dict[str, Any]) -> str:
-    """The match as a small text table."""
+    """The match as a small text table within 120 columns (long bot ids abbreviated, their full ids below)."""
+    from ..cli.terminal import wrap
+    from .tournament import NAME_WIDTH, short_names
+
+    short = short_names(list(report["bots"]), NAME_WIDTH)
+    w = max(3, *(len(v) for v in short.values()))
     lines = [
-        f"{report['profile']}: {' / '.join(report['entrants'])}, {report['sessions']} sessions "
+        f"{report['profile']}: {' / '.join(short[e] for e in report['entrants'])}, {report['sessions']} sessions "
         f"({report['rounds']} rounds), seed {report['seed']}, {report['wall_seconds']} s",
-        f"{'bot':<20} {'seats':>5} {_score_label(report['profile']):>22} {'rounds won':>11}",
+        f"{'bot':<{w}} {'seats':>5} {_score_label(report['profile']):>22} {'rounds won':>11}",
     ]
     for name, b in report["bots"].items():
         pen = f"{b['mean_penalty_per_round']:.1f} ± {b['ci95']:.1f}"
-        lines.append(f"{name:<20} {b['seats']:>5} {pen:>22} {b['rounds_won_share']:>10.1%}")
+        lines.append(f"{short[name]:<{w}} {b['seats']:>5} {pen:>22} {b['rounds_won_share']:>10.1%}")
+    renamed = [f"{v} = {k}" for k, v in short.items() if v != k]
+    if renamed:
+        lines.append("names: " + "; ".join(renamed))
     lines.append(
         f"turn cap {report['turn_cap_share']:.2%}, exhausted {report['exhausted_share']:.2%}, no winner "
         f"{report['no_winner_share']:.2%}, {report['mean_turns_per_round']} turns per round "
         f"(longest {report['max_turns_per_round']})"
     )
-    return "\n".join(lines)
+    return "\n".join(wrap(lines))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     import sys
 
     from ..cli.commands import ArgumentParser, count
-    from ..cli.progress import progress_bar
+    from ..cli.terminal import progress_bar
     from ..registry import GAMES
 
     p = ArgumentParser(
