@@ -118,3 +118,142 @@ def test_evaluate_help_sentences_are_whole(capsys: pytest.CaptureFixture[str]) -
     description = "".join(evaluate_script.__doc__.split("\n\n")[0].replace("``", "").split())
     assert description.endswith("plotlearningcurves.") and description in text
     assert "itwritesnothingunless--writeisgiven" in text and "``" not in text
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Learning curves
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def _fake_run(folder: Path, metric: str = "penalty_per_round") -> Path:
+    run = folder / "contract__ppo__1__1"
+    run.mkdir(parents=True)
+    prog = [{"update": u, "global_step": 256 * u, "wall_seconds": u, "episode_return": -1 + u / 100 + (u % 3) / 10}
+            for u in range(1, 121)]  # fmt: skip
+    evals = [
+        {"update": u, "global_step": 256 * u,
+         "eval": {o: {"metric": metric, "policy": 50 - u / 10 + k, "policy_ci95": 5.0, "opponents": 100 + k,
+                      "opponents_ci95": 4.0} for k, o in enumerate(("random", "heuristic"))}}
+        for u in range(0, 121, 20)
+    ]  # fmt: skip
+    (run / "progress.jsonl").write_text("".join(json.dumps(r) + "\n" for r in prog))
+    (run / "eval.jsonl").write_text("".join(json.dumps(r) + "\n" for r in evals))
+    return run
+
+
+@pytest.mark.parametrize("metric, unit", [("penalty_per_round", "penalty points"), ("payment_per_deal", "payment points")])
+def test_learning_curves_have_bands_units_and_outside_legends(tmp_path: Path, metric: str, unit: str) -> None:
+    pytest.importorskip("matplotlib")
+    from matplotlib.collections import PolyCollection
+
+    run = _fake_run(tmp_path, metric)
+    fig = evaluate_script.learning_curve_figure([str(run)])
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    left, right = fig.axes
+    # one band per drawn line: policy and opponents against 2 opponents; the moving mean of the returns
+    assert sum(isinstance(c, PolyCollection) for c in left.collections) == 4 == len(left.lines)
+    assert sum(isinstance(c, PolyCollection) for c in right.collections) == 1
+    band = next(c for c in left.collections if isinstance(c, PolyCollection)).get_paths()[0].vertices[:, 1]
+    assert band.max() - band.min() >= 2 * 5.0  # at least the stored half-width on either side
+    assert unit in left.get_ylabel() and metric.split("_per_")[1] in left.get_ylabel()
+    assert "points / 100" in right.get_ylabel()
+    for ax in (left, right):
+        legend = ax.get_legend()
+        assert legend is not None and len(legend.get_texts()) >= 2
+        box, area = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
+        assert not box.overlaps(area), "the legend sits on the data"
+    out = tmp_path / "curve.png"
+    assert evaluate_script.main(["--plot", str(run), "--out", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Progress (on a terminal only) and table widths
+# ----------------------------------------------------------------------------------------------------------------
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_only_on_a_terminal() -> None:
+    from rummy_env.cli.terminal import progress_bar, show_progress
+
+    tty, pipe = _Terminal(), io.StringIO()
+    assert show_progress(stream=tty) and not show_progress(quiet=True, stream=tty) and not show_progress(stream=pipe)
+    for stream, enabled in ((tty, True), (pipe, True), (tty, False)):
+        bar = progress_bar(10, desc="work", unit="session", enabled=enabled, stream=stream)
+        bar.update(4)
+        bar.close()
+    assert "work:" in tty.getvalue() and "0/10" in tty.getvalue()  # drawn from the start
+    assert pipe.getvalue() == ""
+
+
+def test_fuzz_and_bots_eval_report_progress() -> None:
+    from rummy_env.evaluation.bots_eval import evaluate as bots_eval
+    from rummy_env.testing.fuzz import fuzz
+
+    ticks: list[int] = []
+    res = fuzz(decisions=300, seed=1, progress=ticks.append)
+    assert len(ticks) == res["sessions"] and sum(ticks) == res["decisions"] >= 300
+    ticks.clear()
+    bots_eval("contract", ["random"] * 4, sessions=3, seed=0, progress=ticks.append, rounds=(1,))
+    assert sum(ticks) == 3
+
+
+def test_commands_print_no_bar_into_a_pipe(tmp_path: Path) -> None:
+    cmd = [sys.executable, "-m", "rummy_env.cli", "fuzz", "--decisions", "200", "--seed", "3"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert out.returncode == 0 and out.stderr == ""
+    assert json.loads(out.stdout)["violations"] == 0
+
+
+def _long_named_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    from rummy_env.evaluation.tournament import tournament
+
+    # two checkpoint entrants with long paths and the same file name, a long py: bot id
+    long_dir = tmp_path / ("a_rather_long_folder_name_for_checkpoints" * 2)
+    for sub in ("one", "two"):
+        (long_dir / sub).mkdir(parents=True)
+        for f in ("contract.json", "contract.safetensors"):
+            shutil.copy(SHIPPED / f, long_dir / sub / f)
+    (tmp_path / "a_user_module_with_a_long_name.py").write_text(
+        "from rummy_env.bots.random_bot import RandomBot as TheRandomBotUnderAVeryLongName\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "a_user_module_with_a_long_name", raising=False)
+    entrants = [f"checkpoint:{long_dir / 'one' / 'contract.safetensors'}", f"checkpoint:{long_dir / 'two' / 'contract'}",
+                "py:a_user_module_with_a_long_name.TheRandomBotUnderAVeryLongName", "heuristic", "random"]  # fmt: skip
+    return tournament("contract", entrants, sessions=5, seed=0, rounds=(1,))
+
+
+def test_tournament_and_bots_eval_tables_fit_120_columns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("torch")
+    from rummy_env.evaluation.bots_eval import format_report, summarise
+    from rummy_env.evaluation.tournament import format_standings
+
+    results = _long_named_results(tmp_path, monkeypatch)
+    text = format_standings(results)
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= WIDTH, max(lines, key=len)
+    assert max(len(line) for line in format_standings(results, width=100).splitlines()) <= 100
+    rows = [line for line in lines if line[:2].strip().isdigit()]
+    shown = [line.split()[1] for line in rows]
+    assert len(set(shown)) == 5, shown  # abbreviated names stay distinct
+    for full in results["entrants"]:  # every abbreviated name is spelt out in full under the table
+        assert full in shown or full in "".join(text.split()), full  # (a path wider than the table is broken)
+    # the head-to-head matrix splits its columns instead of running past the width
+    many = dict(results, standings=results["standings"] * 3, head_to_head=[])
+    assert max(len(line) for line in format_standings(many).splitlines()) <= WIDTH
+    report = summarise("contract", results["specs"][:4], [[{"penalties": [1, 2, 3, 4], "winner": 0,
+                       "reason": "out", "turns": 9}]], seed=0, wall=1.0)  # fmt: skip
+    assert max(len(line) for line in format_report(report).splitlines()) <= WIDTH
+
+
+def test_rummy_run_table_fits_120_columns(capsys: pytest.CaptureFixture[str]) -> None:
+    from rummy_env.cli.commands import main
+
+    assert main(["run", "--sessions", "1", "--profile", "contract"]) == 0
+    assert max(len(line) for line in capsys.readouterr().out.splitlines()) <= WIDTH

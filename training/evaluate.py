@@ -167,14 +167,40 @@ def write_manifest(folder: Path, manifest: dict[str, Any]) -> list[Path]:
     return [*written, folder / "manifest.json"]
 
 
-def plot(run_dirs: list[str], out: str, labels: list[str] | None = None) -> None:
-    """Learning curves of runs: evaluation scores against each opponent and the learners' mean episode return."""
-    import matplotlib
+def _score_words(metric: str) -> tuple[str, str]:
+    """``penalty_per_round`` -> (``penalty``, ``round``): the score and the unit of a session it is counted per."""
+    score, _, unit = metric.partition("_per_")
+    return score, unit or "round"
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+def _t_band(values: list[float]) -> float:
+    """Half-width of the Student-t 95 % interval of the mean of ``values`` (nan below two values)."""
+    from rummy_env.evaluation.match import t975
+
+    n = len(values)
+    if n < 2:
+        return float("nan")
+    mean = sum(values) / n
+    var = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return t975(n - 1) * (var / n) ** 0.5
+
+
+def learning_curve_figure(run_dirs: list[str], labels: list[str] | None = None) -> Any:
+    """The learning-curve figure of runs (a matplotlib ``Figure``, not drawn to a file).
+
+    Left: the greedy evaluations during training (``eval.jsonl``): the policy's mean score per round (deal) and
+    seat against each opponent and the opponents' on the same tables, in points, with their 95 % confidence bands
+    (the Student-t half-widths ``policy_ci95`` / ``opponents_ci95`` each evaluation stored). Right: the learning
+    seats' mean episode return per update (``progress.jsonl``), as a moving mean over the last updates with the
+    95 % band of that mean (the log keeps one mean per update, not its episodes, so the band is over the update
+    means in the window). Legends sit under the axes, never on the data."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(11, 5.2), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, 2)
+    metric = "penalty_per_round"
     for r, run in enumerate(run_dirs):
         rd = Path(run)
         name = labels[r] if labels else rd.name
@@ -182,28 +208,49 @@ def plot(run_dirs: list[str], out: str, labels: list[str] | None = None) -> None
         evals = [json.loads(line) for line in (rd / "eval.jsonl").read_text().splitlines()]
         prog = [json.loads(line) for line in (rd / "progress.jsonl").read_text().splitlines()]
         opps = sorted({o for e in evals for o, m in e["eval"].items() if "skipped" not in m})
-        metric = "score"
         for opp in opps:
-            xs = [e["global_step"] for e in evals if "skipped" not in e["eval"].get(opp, {"skipped": 1})]
-            pol = [e["eval"][opp]["policy"] for e in evals if "skipped" not in e["eval"].get(opp, {"skipped": 1})]
-            them = [e["eval"][opp]["opponents"] for e in evals if "skipped" not in e["eval"].get(opp, {"skipped": 1})]
-            metric = evals[-1]["eval"][opp]["metric"]
-            (line,) = axes[0].plot(xs, pol, marker="o", label=f"{tag}policy vs {opp}")
-            axes[0].plot(xs, them, ls="--", color=line.get_color(), label=f"{tag}{opp} (same tables)")
-        axes[0].set_xlabel("environment steps")
-        axes[0].set_ylabel(metric.replace("_", " "))
-        axes[0].set_title(f"greedy evaluation during training ({rd.name.split('__')[0]})")
-        axes[0].legend(fontsize=7, loc="best")
+            points = [(e["global_step"], e["eval"][opp]) for e in evals if "skipped" not in e["eval"].get(opp, {"skipped": 1})]
+            metric = points[-1][1]["metric"]
+            xs = [x for x, _ in points]
+            color = None
+            for key, style in (("policy", "-"), ("opponents", "--")):
+                ys = [m[key] for _, m in points]
+                half = [m.get(f"{key}_ci95", float("nan")) for _, m in points]
+                label = f"{tag}policy vs {opp}" if key == "policy" else f"{tag}{opp} (same tables)"
+                (drawn,) = axes[0].plot(xs, ys, ls=style, marker="o" if key == "policy" else None, ms=3,
+                                        color=color, label=label)  # fmt: skip
+                color = drawn.get_color()  # the opponents' line takes the policy's colour
+                axes[0].fill_between(xs, [y - h for y, h in zip(ys, half)], [y + h for y, h in zip(ys, half)],
+                                     color=color, alpha=0.15, lw=0)  # fmt: skip
         xs = [p["global_step"] for p in prog if "episode_return" in p]
         ys = [p["episode_return"] for p in prog if "episode_return" in p]
-        k = max(1, len(ys) // 50)
-        smooth = [sum(ys[max(0, i - k) : i + 1]) / len(ys[max(0, i - k) : i + 1]) for i in range(len(ys))]
-        axes[1].plot(xs, smooth, label=name)
+        k = max(2, len(ys) // 50)
+        windows = [ys[max(0, i - k + 1) : i + 1] for i in range(len(ys))]
+        smooth = [sum(w) / len(w) for w in windows]
+        band = [_t_band(w) if len(w) == k else float("nan") for w in windows]  # full windows only
+        (line_,) = axes[1].plot(xs, smooth, label=f"{name} (moving mean of {k} updates)")
+        axes[1].fill_between(xs, [m - b for m, b in zip(smooth, band)], [m + b for m, b in zip(smooth, band)],
+                             color=line_.get_color(), alpha=0.2, lw=0, label=f"{name}: 95 % band")  # fmt: skip
+    score, unit = _score_words(metric)
+    lower = score == "penalty"
+    axes[0].set_xlabel("environment steps")
+    axes[0].set_ylabel(f"mean {score} per {unit} and seat\n({score} points, {'lower' if lower else 'higher'} is better)")
+    axes[0].set_title(f"greedy evaluation during training ({Path(run_dirs[0]).name.split('__')[0]}), 95 % bands",
+                      fontsize="medium")  # fmt: skip
+    axes[0].legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False)
+    reward = "−penalty points / 100" if lower else f"{score} points / 100"
     axes[1].set_xlabel("environment steps")
-    axes[1].set_ylabel("learning seats' mean episode return")
-    axes[1].set_title("training episodes (mixed opponent pool)")
-    axes[1].legend(fontsize=7)
-    fig.tight_layout()
+    axes[1].set_ylabel(f"learning seats' mean return per episode\n(reward = {reward})")
+    axes[1].set_title("training episodes (mixed opponent pool), 95 % band", fontsize="medium")
+    axes[1].legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=1, frameon=False)
+    for ax in axes:
+        ax.grid(alpha=0.3)
+    return fig
+
+
+def plot(run_dirs: list[str], out: str, labels: list[str] | None = None) -> None:
+    """Draw ``learning_curve_figure`` of the runs to the PNG file ``out``."""
+    fig = learning_curve_figure(run_dirs, labels)
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=110)
     print(f"wrote {out}")

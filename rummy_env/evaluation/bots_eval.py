@@ -137,8 +137,7 @@ def format_report(report: dict[str, Any]) -> str:
         pen = f"{b['mean_penalty_per_round']:.1f} ± {b['ci95']:.1f}"
         lines.append(f"{short[name]:<{w}} {b['seats']:>5} {pen:>22} {b['rounds_won_share']:>10.1%}")
     renamed = [f"{v} = {k}" for k, v in short.items() if v != k]
-    if renamed:
-        lines.append("names: " + "; ".join(renamed))
+    lines += [f"{'names:' if i == 0 else '':<6} {text}" for i, text in enumerate(renamed)]
     lines.append(
         f"turn cap {report['turn_cap_share']:.2%}, exhausted {report['exhausted_share']:.2%}, no winner "
         f"{report['no_winner_share']:.2%}, {report['mean_turns_per_round']} turns per round "

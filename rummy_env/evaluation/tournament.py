@@ -511,8 +511,7 @@ def format_standings(results: dict[str, Any], width: int | None = None) -> str:
     lines += [line([c[0] for c in columns]).rstrip(), head, "-" * len(head)]
     lines += [line([c[2][i] for c in columns]) for i in range(len(rows))]
     renamed = [n for n in full if short[n] != n]
-    if renamed:
-        lines.append("names: " + "; ".join(f"{short[n]} = {n}" for n in renamed))
+    lines += [f"{'names:' if k == 0 else '':<6} {short[n]} = {n}" for k, n in enumerate(renamed)]
     lines += _head_to_head_lines(results, full, short, w, width)
     d = results["design"]
     dup = results["duplicate_check"]["identical"]
