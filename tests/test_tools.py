@@ -257,3 +257,71 @@ def test_rummy_run_table_fits_120_columns(capsys: pytest.CaptureFixture[str]) ->
 
     assert main(["run", "--sessions", "1", "--profile", "contract"]) == 0
     assert max(len(line) for line in capsys.readouterr().out.splitlines()) <= WIDTH
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Missing extras and repeated warnings
+# ----------------------------------------------------------------------------------------------------------------
+
+_WITHOUT = """
+import runpy, sys
+class Hide:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in HIDDEN:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+HIDDEN = set(sys.argv[1].split(","))
+sys.meta_path.insert(0, Hide())
+sys.argv = sys.argv[2:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize(
+    "script, hidden, hint",
+    [
+        ("rllib_ppo.py", "ray", 'needs ray[rllib], which is not installed; install the [rllib] extra (pip install -e ".[rllib]")'),
+        ("tianshou_dqn.py", "tianshou", 'needs tianshou, which is not installed; install the [tianshou] extra (pip install -e ".[tianshou]")'),
+        ("sb3_maskable_ppo.py", "sb3_contrib,stable_baselines3", 'needs stable-baselines3, sb3-contrib, which are not installed; install the [train] extra'),
+        ("ppo.py", "tensorboard", 'pip install -e ".[train]"'),
+        ("evaluate.py", "yaml,safetensors", 'needs pyyaml, safetensors'),
+        ("tianshou_dqn.py", "torch", "pip install torch==2.13.0"),
+    ],
+)  # fmt: skip
+def test_training_scripts_without_their_extra_say_what_to_install(
+    tmp_path: Path, script: str, hidden: str, hint: str
+) -> None:
+    cmd = [sys.executable, "-c", _WITHOUT, hidden, str(ROOT / "training" / script)]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.startswith(f"training/{script}: needs ") and len(out.stderr.strip().splitlines()) == 1
+    assert hint in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_training_script_help_works_without_the_extra(tmp_path: Path) -> None:
+    cmd = [sys.executable, "-c", _WITHOUT, "ray", str(ROOT / "training" / "rllib_ppo.py"), "--help"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert out.returncode == 0 and out.stdout.startswith("usage: rllib_ppo.py")
+
+
+def test_tianshou_repeated_warning_is_shown_once(caplog: pytest.LogCaptureFixture) -> None:
+    pytest.importorskip("torch")
+    import logging
+
+    from rummy_env.integrations import tianshou as ts
+
+    logger = logging.getLogger("tianshou.data.stats")
+    before = list(logger.filters)
+    try:
+        ts.quiet_repeated_warnings()
+        ts.quiet_repeated_warnings()  # idempotent: one filter
+        assert sum(isinstance(f, ts.OncePerMessage) for f in logger.filters) == 1
+        with caplog.at_level(logging.WARNING, logger="tianshou.data.stats"):
+            for n in range(1, 170):  # what one training/tianshou_dqn.py run logged
+                logger.warning(f"Sequence has shape ({n}, 1), but only 1D sequences are supported.")
+            logger.warning("another warning")
+        messages = [r.getMessage() for r in caplog.records if r.name == "tianshou.data.stats"]
+        assert messages == ["Sequence has shape (1, 1), but only 1D sequences are supported.", "another warning"]
+    finally:
+        logger.filters[:] = before

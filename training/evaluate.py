@@ -22,6 +22,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+if __name__ == "__main__":  # a missing extra is one line saying what to install, not a traceback
+    from extras import require
+
+    require("training/evaluate.py", "train", ["yaml", "safetensors", "torch", "matplotlib"])
 from common import evaluate_checkpoint, format_match  # noqa: E402
 
 from rummy_env.models.checkpoints import read_metadata, sha256_file  # noqa: E402
