@@ -711,7 +711,9 @@ def _cmd_tournament(args: Any) -> int:
     print(format_standings(results))
     if args.out:
         paths = save_results(results, args.out, chart=not args.no_chart)
-        print("saved: " + ", ".join(str(p) for p in paths.values()))
+        from ..cli.terminal import wrap
+
+        print("\n".join(wrap(["saved: " + ", ".join(str(p) for p in paths.values())])))
     return 0
 
 
