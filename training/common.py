@@ -622,12 +622,15 @@ def _play(
     env_config: dict[str, Any],
     first_session: int = 0,
     workers: int = 1,
+    progress: Any = None,
 ) -> list[dict[str, Any]]:
     n = _num_players(profile, env_config)
     plans = match.rotation_plans(n, sessions, seed, first_session=first_session)
     entrants = [policy] + [opponent] * (n - 1)
     # spawn: a forked process would inherit the trainer's torch (OpenMP) state
-    records = match.play_sessions(profile, None, entrants, env_config, plans, workers=workers, start_method="spawn")
+    records = match.play_sessions(
+        profile, None, entrants, env_config, plans, workers=workers, start_method="spawn", progress=progress
+    )
     return [match_record(rec) for rec in records]
 
 
@@ -661,8 +664,10 @@ def evaluate_checkpoint(
     workers: int = 1,
     greedy: bool = True,
     env_config: dict[str, Any] | None = None,
+    progress: Any = None,
 ) -> dict[str, Any]:
-    """A checkpoint against ``opponent`` over ``sessions`` sessions (seats rotated), in ``workers`` processes."""
+    """A checkpoint against ``opponent`` over ``sessions`` sessions (seats rotated), in ``workers`` processes;
+    ``progress(k)``, if given, is called as ``k`` more sessions are done (a progress bar's ``update``)."""
     from rummy_env.bots.checkpoint_bot import CheckpointBot
     from rummy_env.models.checkpoints import read_metadata
 
@@ -675,7 +680,7 @@ def evaluate_checkpoint(
         return {"opponent": opponent, "skipped": reason}
     start = time.perf_counter()
     policy = functools.partial(CheckpointBot, path, greedy=greedy)  # picklable: built in each worker
-    records = _play(policy, profile, opponent, sessions, seed, cfg, workers=workers)
+    records = _play(policy, profile, opponent, sessions, seed, cfg, workers=workers, progress=progress)
     out = summarise_match(profile, opponent, records)
     out["env_config"] = {k: list(v) if isinstance(v, tuple) else v for k, v in cfg.items()}
     out["greedy"] = greedy

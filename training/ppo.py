@@ -24,6 +24,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+if __name__ == "__main__":  # a missing extra is one line saying what to install, not a traceback
+    from extras import require
+
+    require("training/ppo.py", "train", ["yaml", "safetensors", "torch", "tensorboard"])
 from common import env_kwargs, machine, parse_config  # noqa: E402
 from opponent_pool import SeatRoles, SnapshotPool  # noqa: E402
 from ppo_workers import Rollouts  # noqa: E402

@@ -27,6 +27,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+if __name__ == "__main__":  # a missing extra is one line saying what to install, not a traceback
+    from extras import require
+
+    require("training/rllib_ppo.py", "rllib", ["yaml", "safetensors", "torch", "ray", "ray.rllib"])
 from common import env_kwargs, evaluate_checkpoint, format_match, machine, parse_config, run_name  # noqa: E402
 
 

@@ -227,8 +227,13 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 def _cmd_fuzz(args: argparse.Namespace) -> int:
     from ..testing.fuzz import fuzz
+    from .terminal import progress_bar
 
-    res = fuzz(profile=args.profile, decisions=args.decisions, seed=args.seed)
+    bar = progress_bar(args.decisions, desc=f"fuzz {args.profile}", unit="decision", enabled=not args.quiet)
+    try:
+        res = fuzz(profile=args.profile, decisions=args.decisions, seed=args.seed, progress=bar.update)
+    finally:
+        bar.close()
     print(json.dumps(res, indent=2))
     return 1 if res.get("violations") else 0
 
@@ -333,6 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--profile", default="contract", choices=profiles)
     p.add_argument("--decisions", type=count(0), default=500_000)
     p.add_argument("--seed", type=count(0), default=0)
+    p.add_argument("--quiet", action="store_true", help="no progress bar (it is drawn only on a terminal anyway)")
     p.set_defaults(func=_cmd_fuzz)
     from ..evaluation.tournament import add_tournament_command
     from .play import add_play_command

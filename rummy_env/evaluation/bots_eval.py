@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..registry import game
@@ -53,9 +54,13 @@ def evaluate(
     sessions: int,
     seed: int = 0,
     workers: int = 1,
+    progress: Callable[[int], Any] | None = None,
     **config: Any,
 ) -> dict[str, Any]:
-    """Play ``sessions`` seeded sessions of ``profile`` between ``entrants`` (one bot id per seat) and summarise."""
+    """Play ``sessions`` seeded sessions of ``profile`` between ``entrants`` (one bot id per seat) and summarise.
+
+    ``config`` goes to the env (``rounds=(1, 2)``, rule overrides); ``progress(k)``, if given, is called as ``k``
+    more sessions are done (the command line's progress bar)."""
     from .. import bots as bot_registry
 
     probe = game(profile).make_env(wrapped=False, **config)
@@ -68,7 +73,7 @@ def evaluate(
         raise ValueError(f"sessions={sessions!r}: need at least 1")
     start = time.perf_counter()
     plans = rotation_plans(n, sessions, seed)
-    records = play_sessions(profile, None, list(entrants), dict(config), plans, workers=workers)
+    records = play_sessions(profile, None, list(entrants), dict(config), plans, workers=workers, progress=progress)
     results = [session_rounds(rec) for rec in records]
     wall = time.perf_counter() - start
     return summarise(profile, entrants, results, seed, wall)
@@ -117,21 +122,28 @@ def _score_label(profile: str) -> str:
 
 
 def format_report(report: dict[str, Any]) -> str:
-    """The match as a small text table."""
+    """The match as a small text table within 120 columns (long bot ids abbreviated, their full ids below)."""
+    from ..cli.terminal import wrap
+    from .tournament import NAME_WIDTH, short_names
+
+    short = short_names(list(report["bots"]), NAME_WIDTH)
+    w = max(3, *(len(v) for v in short.values()))
     lines = [
-        f"{report['profile']}: {' / '.join(report['entrants'])}, {report['sessions']} sessions "
+        f"{report['profile']}: {' / '.join(short[e] for e in report['entrants'])}, {report['sessions']} sessions "
         f"({report['rounds']} rounds), seed {report['seed']}, {report['wall_seconds']} s",
-        f"{'bot':<20} {'seats':>5} {_score_label(report['profile']):>22} {'rounds won':>11}",
+        f"{'bot':<{w}} {'seats':>5} {_score_label(report['profile']):>22} {'rounds won':>11}",
     ]
     for name, b in report["bots"].items():
         pen = f"{b['mean_penalty_per_round']:.1f} ± {b['ci95']:.1f}"
-        lines.append(f"{name:<20} {b['seats']:>5} {pen:>22} {b['rounds_won_share']:>10.1%}")
+        lines.append(f"{short[name]:<{w}} {b['seats']:>5} {pen:>22} {b['rounds_won_share']:>10.1%}")
+    renamed = [f"{v} = {k}" for k, v in short.items() if v != k]
+    lines += [f"{'names:' if i == 0 else '':<6} {text}" for i, text in enumerate(renamed)]
     lines.append(
         f"turn cap {report['turn_cap_share']:.2%}, exhausted {report['exhausted_share']:.2%}, no winner "
         f"{report['no_winner_share']:.2%}, {report['mean_turns_per_round']} turns per round "
         f"(longest {report['max_turns_per_round']})"
     )
-    return "\n".join(lines)
+    return "\n".join(wrap(lines))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     import sys
 
     from ..cli.commands import ArgumentParser, count
+    from ..cli.terminal import progress_bar
     from ..registry import GAMES
 
     p = ArgumentParser(
@@ -153,12 +166,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=count(0), default=0, help="match seed (>= 0, default 0)")
     p.add_argument("--workers", type=count(1), default=1, help="worker processes (>= 1, default 1)")
     p.add_argument("--json", action="store_true", help="print the result dict as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (it is drawn only on a terminal anyway)")
     args = p.parse_args(argv)
+    bar = progress_bar(args.sessions, desc=f"{args.profile} match", unit="session", enabled=not args.quiet)
     try:
-        report = evaluate(args.profile, args.entrants, args.sessions, seed=args.seed, workers=args.workers)
+        report = evaluate(
+            args.profile, args.entrants, args.sessions, seed=args.seed, workers=args.workers, progress=bar.update
+        )
     except ValueError as exc:
         print(f"{p.prog}: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
+    finally:
+        bar.close()
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0
 

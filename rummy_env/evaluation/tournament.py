@@ -148,8 +148,8 @@ def tournament(
     ``sessions`` is rounded up to whole blocks (module docstring); ``workers`` processes play them, merged in
     session order, so the results (everything but ``results["timing"]``) depend only on the arguments.
     ``env_config`` goes to ``rummy_env.make`` (``rounds=(1, 2)``; continental ``rounds=2`` deals; rule overrides);
-    ``progress`` shows a tqdm bar on stderr. ``save_games``: a folder that receives the game log of every session
-    (``session_0000.json`` ..., ``rummy_env.replay``, ``docs/replay.md``; local backend only).
+    ``progress`` shows a tqdm bar on stderr when stderr is a terminal. ``save_games``: a folder that receives the
+    game log of every session (``session_0000.json`` ..., ``rummy_env.replay``, ``docs/replay.md``; local backend only).
     """
     specs = list(entrants)
     n = _check_arguments(profile, specs, workers, num_players, backend, env_config)
@@ -224,9 +224,9 @@ def _play_plans(
 ) -> list[dict[str, Any]]:
     """The tournament records of ``plans`` (the match runner's, without ``EXTRA_FIELDS``), with a tqdm bar;
     ``game_log(log)`` receives each session's game log (``play_sessions``)."""
-    from tqdm import tqdm
+    from ..cli.terminal import progress_bar
 
-    bar = tqdm(total=len(plans), desc=f"{profile} tournament", unit="session", file=sys.stderr, disable=not progress)
+    bar = progress_bar(len(plans), desc=f"{profile} tournament", unit="session", enabled=progress)
     try:
         played = play_sessions(profile, n, specs, env_config, plans, workers=workers, backend=backend,
                                progress=bar.update, game_log=game_log)  # fmt: skip
@@ -471,8 +471,33 @@ def _fmt(x: float | None, spec: str = ".1f") -> str:
     return "-" if x is None else format(x, spec)
 
 
-def format_standings(results: dict[str, Any]) -> str:
-    """A readable standings table, the head-to-head table and the design facts."""
+#: the widest entrant name the standings print (longer ones are abbreviated, with a key under the table)
+NAME_WIDTH = 24
+
+
+def short_names(names: Sequence[str], width: int) -> dict[str, str]:
+    """Each name abbreviated to ``width`` characters (``rummy_env.cli.terminal.abbreviate``), distinct: a clash
+    gets ``~2``, ``~3`` ... on its later names."""
+    from ..cli.terminal import abbreviate
+
+    out: dict[str, str] = {}
+    for name in names:
+        short = abbreviate(name, width)
+        k = 1
+        while short in out.values():
+            k += 1
+            short = abbreviate(name, width - len(f"~{k}")) + f"~{k}"
+        out[name] = short
+    return out
+
+
+def format_standings(results: dict[str, Any], width: int | None = None) -> str:
+    """A readable standings table, the head-to-head table and the design facts, within ``width`` columns
+    (``rummy_env.cli.terminal.WIDTH``, 120): long entrant names are abbreviated (the full names follow the table),
+    the head-to-head columns are split into blocks and the prose lines are wrapped."""
+    from ..cli.terminal import WIDTH, wrap
+
+    width = WIDTH if width is None else width
     unit = results["score"]
     better = "higher" if results["higher_is_better"] else "lower"
     lines = [
@@ -480,35 +505,41 @@ def format_standings(results: dict[str, Any]) -> str:
         f"{', duplicate deals' if results['duplicate'] else ''}), {results['rounds']} rounds, "
         f"{results['num_players']} seats, seed {results['seed']}; {unit} per round/session ({better} is better)",
     ]
-    width = max(8, *(len(r["entrant"]) for r in results["standings"]))
-    head = (
-        f"{'#':>2}  {'entrant':<{width}}  {'rating mu ± 1.96σ':>19} {'ordinal':>8}  "
-        f"{unit + '/round [95% CI]':>27}  {unit + '/session [95% CI]':>31}  {'rounds won':>10} {'sessions won':>12} "
-        f"{'place':>5}"
-    )
-    lines += [head, "-" * len(head)]
-    for row in results["standings"]:
-        rt, pr, ps = row["rating"], row["per_round"], row["per_session"]
-        lines.append(
-            f"{row['rank']:>2}  {row['entrant']:<{width}}  {rt['mu']:>9.2f} ± {Z975 * rt['sigma']:<6.2f} "
-            f"{rt['ordinal']:>8.2f}  {_fmt(pr['mean']):>8} [{_fmt(pr['low']):>7}, {_fmt(pr['high']):>7}]  "
-            f"{_fmt(ps['mean']):>10} [{_fmt(ps['low']):>8}, {_fmt(ps['high']):>8}]  "
-            f"{_fmt(row['rounds_won'], '.1%'):>10} {_fmt(row['sessions_won'], '.1%'):>12} "
-            f"{_fmt(row['mean_place'], '.2f'):>5}"
-        )
-    names = [r["entrant"] for r in results["standings"]]
-    cells = {(h["row"], h["col"]): h for h in results["head_to_head"]}
-    if cells:
-        lines.append("")
-        lines.append(f"head to head: mean {unit} per session, row minus column, when at the same table (# = rank)")
-        w = 9
-        lines.append(f"{'':<{width + 4}}  " + " ".join(f"{'#' + str(k):>{w}}" for k in range(1, len(names) + 1)))
-        for k, a in enumerate(names, 1):
-            row = []
-            for b in names:
-                h = cells.get((a, b))
-                row.append(f"{'':>{w}}" if a == b else f"{_fmt(h['mean_diff'] if h else None, '+.1f'):>{w}}")
-            lines.append(f"{'#' + str(k):>2}  {a:<{width}}  " + " ".join(row))
+    full = [r["entrant"] for r in results["standings"]]
+    short = short_names(full, NAME_WIDTH)
+    rows = results["standings"]
+
+    def ci_cells(key: str) -> list[str]:
+        parts = [(_fmt(r[key]["mean"]), _fmt(r[key]["low"]), _fmt(r[key]["high"])) for r in rows]
+        wm, wl, wh = (max(len(p[i]) for p in parts) for i in range(3))
+        return [f"{m:>{wm}} [{lo:>{wl}}, {hi:>{wh}}]" for m, lo, hi in parts]
+
+    columns = [  # (top header, header, cells, separator before the column)
+        ("", "#", [str(r["rank"]) for r in rows], ""),
+        ("", "entrant", [short[r["entrant"]] for r in rows], "  "),
+        ("rating mu", "± 1.96σ", [f"{r['rating']['mu']:.2f} ± {Z975 * r['rating']['sigma']:.2f}" for r in rows], "  "),
+        ("", "ordinal", [f"{r['rating']['ordinal']:.2f}" for r in rows], " "),
+        (f"{unit} per round", "mean [95% CI]", ci_cells("per_round"), "  "),
+        (f"{unit} per session", "mean [95% CI]", ci_cells("per_session"), "  "),
+        ("won", "rounds", [_fmt(r["rounds_won"], ".1%") for r in rows], "  "),
+        ("won", "games", [_fmt(r["sessions_won"], ".1%") for r in rows], " "),
+        ("mean", "place", [_fmt(r["mean_place"], ".2f") for r in rows], " "),
+    ]
+    widths = [max(len(top), len(head), *(len(c) for c in cells)) for top, head, cells, _ in columns]
+    w = widths[1]
+
+    def line(texts: list[str]) -> str:
+        out = ""
+        for k, (text, (_, _, _, sep)) in enumerate(zip(texts, columns)):
+            out += sep + (f"{text:<{widths[k]}}" if k == 1 else f"{text:>{widths[k]}}")
+        return out
+
+    head = line([c[1] for c in columns])
+    lines += [line([c[0] for c in columns]).rstrip(), head, "-" * len(head)]
+    lines += [line([c[2][i] for c in columns]) for i in range(len(rows))]
+    renamed = [n for n in full if short[n] != n]
+    lines += [f"{'names:' if k == 0 else '':<6} {short[n]} = {n}" for k, n in enumerate(renamed)]
+    lines += _head_to_head_lines(results, full, short, w, width)
     d = results["design"]
     dup = results["duplicate_check"]["identical"]
     lines.append("")
@@ -523,7 +554,30 @@ def format_standings(results: dict[str, Any]) -> str:
             f"time {t['seconds']:.1f} s with {t['workers']} worker(s): {t['sessions_per_second']:.2f} sessions/s, "
             f"{t['decisions_per_second']:,.0f} decisions/s"
         )
-    return "\n".join(line.rstrip() for line in lines)
+    return "\n".join(text.rstrip() for text in wrap(lines, width))
+
+
+def _head_to_head_lines(results: dict[str, Any], full: list[str], short: dict[str, str], w: int, width: int) -> list:
+    """The head-to-head matrix (row minus column), its columns split into blocks that fit ``width``."""
+    cells = {(h["row"], h["col"]): h for h in results["head_to_head"]}
+    if not cells:
+        return []
+    cw = 9
+    per_block = max(1, (width - (w + 4)) // (cw + 1))
+    lines = ["", f"head to head: mean {results['score']} per session, row minus column, when at the same table (# = rank)"]
+    for first in range(0, len(full), per_block):
+        cols = range(first, min(first + per_block, len(full)))
+        if first:
+            lines.append("")
+        lines.append(f"{'':<{w + 4}}" + "".join(f" {'#' + str(k + 1):>{cw}}" for k in cols))
+        for k, a in enumerate(full, 1):
+            row = []
+            for c in cols:
+                b = full[c]
+                h = cells.get((a, b))
+                row.append(f" {'':>{cw}}" if a == b else f" {_fmt(h['mean_diff'] if h else None, '+.1f'):>{cw}}")
+            lines.append(f"{'#' + str(k):>2}  {short[a]:<{w}}" + "".join(row))
+    return lines
 
 
 def save_results(results: dict[str, Any], out_dir: str | os.PathLike[str], chart: bool = True) -> dict[str, Path]:
@@ -578,15 +632,20 @@ def save_results(results: dict[str, Any], out_dir: str | os.PathLike[str], chart
     return paths
 
 
+#: the widest entrant name on the chart's axis (longer ones are abbreviated, their full names under the chart)
+CHART_NAME_WIDTH = 30
+
+
 def plot_results(results: dict[str, Any], path: str | os.PathLike[str]) -> None:
     """PNG: openskill ratings (mu, 95 % interval, ordinal) and mean score per round with its 95 % CI."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     rows = results["standings"][::-1]  # best on top
-    names = [r["entrant"] for r in rows]
+    short = short_names([r["entrant"] for r in rows], CHART_NAME_WIDTH)
+    names = [short[r["entrant"]] for r in rows]
     y = np.arange(len(rows))
-    fig = Figure(figsize=(11, 1.2 + 0.55 * len(rows)), layout="constrained")
+    fig = Figure(figsize=(11, 1.9 + 0.55 * len(rows)), layout="constrained")
     FigureCanvasAgg(fig)
     ax1, ax2 = fig.subplots(1, 2, sharey=True)
     mu = np.array([r["rating"]["mu"] for r in rows])
@@ -594,8 +653,8 @@ def plot_results(results: dict[str, Any], path: str | os.PathLike[str]) -> None:
     ax1.errorbar(mu, y, xerr=half, fmt="o", capsize=4, color="tab:blue", label="mu ± 1.96σ")
     ax1.scatter([r["rating"]["ordinal"] for r in rows], y, marker="|", s=200, color="tab:red", label="ordinal")
     ax1.set_yticks(y, names)
-    ax1.set_xlabel("openskill Plackett-Luce rating")
-    ax1.legend(loc="best", fontsize="small")
+    ax1.set_xlabel("openskill Plackett-Luce rating mu (no unit; a new entrant starts at 25)")
+    ax1.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, fontsize="small", frameon=False)
     ax1.grid(axis="x", alpha=0.3)
     means = [r["per_round"]["mean"] for r in rows]
     lo = [r["per_round"]["low"] for r in rows]
@@ -604,11 +663,15 @@ def plot_results(results: dict[str, Any], path: str | os.PathLike[str]) -> None:
                     [(high if high is not None else m) - m for m, high in zip(means, hi)]])  # fmt: skip
     ax2.errorbar(means, y, xerr=err, fmt="s", capsize=4, color="tab:green")
     better = "higher" if results["higher_is_better"] else "lower"
-    ax2.set_xlabel(f"mean {results['score']} per round, 95 % CI ({better} is better)")
+    per = game(results["profile"]).unit
+    ax2.set_xlabel(f"mean {results['score']} per {per} and seat, points, 95 % CI ({better} is better)")
     ax2.grid(axis="x", alpha=0.3)
     fig.suptitle(
         f"{results['profile']}: {results['sessions']} sessions, {results['num_players']} seats, seed {results['seed']}"
     )
+    renamed = [f"{s} = {n}" for n, s in short.items() if s != n][::-1]
+    if renamed:  # the full names of the abbreviated entrants, under the axes
+        fig.supxlabel("\n".join(renamed), fontsize="small", ha="left", x=0.01)
     fig.savefig(path, dpi=110)
 
 
@@ -682,7 +745,9 @@ def _cmd_tournament(args: Any) -> int:
     print(format_standings(results))
     if args.out:
         paths = save_results(results, args.out, chart=not args.no_chart)
-        print("saved: " + ", ".join(str(p) for p in paths.values()))
+        from ..cli.terminal import wrap
+
+        print("\n".join(wrap(["saved: " + ", ".join(str(p) for p in paths.values())])))
     if args.save_games:
         print(f"saved {results['sessions']} game logs in {args.save_games} (rummy replay LOG --html PAGE)")
     return 0
@@ -710,7 +775,10 @@ def add_tournament_command(sub: Any) -> None:
     )
     p.add_argument("--profile", default="contract", help="profile to play (default contract)")
     p.add_argument(
-        "--entrants", nargs="+", required=True, help="bot ids: random, heuristic, checkpoint:PATH[@sample], ..."
+        "--entrants",
+        nargs="+",
+        required=True,
+        help="bot ids: random, heuristic, checkpoint:PATH[@sample], py:MODULE.ATTR (your own bot, README 'Your own bot')",
     )
     p.add_argument("--sessions", type=int, default=100, help="sessions to play, rounded up to whole blocks")
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
@@ -720,7 +788,7 @@ def add_tournament_command(sub: Any) -> None:
     p.add_argument("--no-duplicate", action="store_true", help="fresh shoes for every session (no duplicate deals)")
     p.add_argument("--out", default=None, help="folder for tournament.json, CSV files and ratings.png")
     p.add_argument("--no-chart", action="store_true", help="do not draw ratings.png")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (it is drawn only on a terminal anyway)")
     p.add_argument(
         "--save-games",
         default=None,

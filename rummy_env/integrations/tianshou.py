@@ -18,21 +18,67 @@ the step of whoever went out, and the next decision is usually another seat's: a
 seats played in between by bots (``rummy_env.wrappers.SingleAgentEnv`` underneath: bot ids, or
 ``checkpoint:PATH`` for frozen past versions), and the learning seat's own rewards summed from one of its
 decisions to the next. The ``PettingZooEnv`` observation then carries the action mask that DQN applies.
+
+Tianshou 2.0 logs the same warning at every collect step of a multi-agent run; ``make_pettingzoo_env`` (and
+``quiet_repeated_warnings()``, for a stock ``PettingZooEnv``) lets it through once.
 """
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from torch import nn
+
+try:
+    import torch
+    from torch import nn
+except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installation
+    raise ModuleNotFoundError(
+        f"rummy_env.integrations.tianshou needs torch ({exc}): pip install torch==2.13.0 (the CPU build, README), "
+        'then pip install -e ".[tianshou]"',
+        name=exc.name,
+    ) from exc
 
 LEARNER = "learner"
+INSTALL_HINT = 'pip install -e ".[tianshou]"'
+
+
+class OncePerMessage(logging.Filter):
+    """A logging filter that lets each message through once: messages that differ only in their numbers (a shape,
+    a count) count as the same. Tianshou 2.0 logs "Sequence has shape (n, 1), but only 1D sequences are
+    supported ..." from ``tianshou.data.stats`` at every collect step of a multi-agent run (the returns have one
+    column per agent): 169 identical lines in one ``training/tianshou_dqn.py`` run (issue 17)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[tuple[str, str]] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """True the first time a message of this kind is logged, False afterwards."""
+        key = (record.name, re.sub(r"\d+", "#", record.getMessage()))
+        if key in self.seen:
+            return False
+        self.seen.add(key)
+        return True
+
+
+#: the Tianshou loggers whose repeated warnings ``quiet_repeated_warnings`` shows once
+REPEATING_LOGGERS = ("tianshou.data.stats",)
+
+
+def quiet_repeated_warnings() -> None:
+    """Show each warning of Tianshou's ``REPEATING_LOGGERS`` once per process (``OncePerMessage``); idempotent.
+    ``make_pettingzoo_env`` calls it."""
+    for name in REPEATING_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, OncePerMessage) for f in logger.filters):
+            logger.addFilter(OncePerMessage())
 
 
 class LearnerSeatAEC(AECEnv):
@@ -196,10 +242,27 @@ def export_qnet(
 
 def make_pettingzoo_env(profile: str, opponents: Sequence[Any] | str, learner_seat: int | str = "random",
                         **env_config: Any) -> Any:  # fmt: skip
-    """``tianshou.env.PettingZooEnv(LearnerSeatAEC(...))``."""
-    from tianshou.env import PettingZooEnv
+    """``tianshou.env.PettingZooEnv(LearnerSeatAEC(...))``; Tianshou's repeated warnings are shown once
+    (``quiet_repeated_warnings``). Without Tianshou: ``ModuleNotFoundError`` saying ``pip install -e ".[tianshou]"``."""
+    try:
+        from tianshou.env import PettingZooEnv
+    except ModuleNotFoundError as exc:
+        raise ModuleNotFoundError(f"make_pettingzoo_env needs tianshou ({exc}): {INSTALL_HINT}", name=exc.name) from exc
+
+    quiet_repeated_warnings()
 
     return PettingZooEnv(LearnerSeatAEC(profile, opponents=opponents, learner_seat=learner_seat, **env_config))
 
 
-__all__ = ["LEARNER", "LearnerSeatAEC", "MaskedQNet", "export_qnet", "make_pettingzoo_env", "qnet_architecture"]
+__all__ = [
+    "INSTALL_HINT",
+    "LEARNER",
+    "LearnerSeatAEC",
+    "MaskedQNet",
+    "OncePerMessage",
+    "REPEATING_LOGGERS",
+    "export_qnet",
+    "make_pettingzoo_env",
+    "qnet_architecture",
+    "quiet_repeated_warnings",
+]

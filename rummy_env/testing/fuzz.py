@@ -40,6 +40,7 @@ from __future__ import annotations
 import json
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..engine import IllegalActionError, load_state, new_state
@@ -258,6 +259,7 @@ def fuzz(
     rounds: Any = None,
     max_examples: int = 5,
     max_violations: int = 50,
+    progress: Callable[[int], Any] | None = None,
     **rule_overrides: Any,
 ) -> dict[str, Any]:
     """Play complete seeded sessions until at least ``decisions`` decisions; return counts (``violations`` == 0).
@@ -270,7 +272,8 @@ def fuzz(
     round trips (followed by ``json_window`` actions on the loaded copy) and of the clone / legality checks;
     ``meld_every``: spacing of the opening-catalog scans; the run stops early after ``max_violations`` failed
     sessions. ``rounds`` and ``rule_overrides`` go to ``new_state``
-    (the rule oracles of profile ``contract`` stay on for a ``turn_cap`` override only).
+    (the rule oracles of profile ``contract`` stay on for a ``turn_cap`` override only). ``progress(k)``, if given,
+    is called after every session with the ``k`` decisions it took (``rummy fuzz`` draws its progress bar with it).
     """
     _check_args(profile, decisions, policy)
     cfg = {
@@ -287,12 +290,18 @@ def fuzz(
     run.update(violations=0, examples=[])
     counts = Counts()
     start = time.perf_counter()
-    _play_sessions(run, counts, decisions, cfg, max_examples, max_violations)
+    _play_sessions(run, counts, decisions, cfg, max_examples, max_violations, progress)
     return report(run, counts, time.perf_counter() - start)
 
 
 def _play_sessions(
-    run: dict[str, Any], counts: Counts, decisions: int, cfg: dict[str, Any], max_examples: int, max_violations: int
+    run: dict[str, Any],
+    counts: Counts,
+    decisions: int,
+    cfg: dict[str, Any],
+    max_examples: int,
+    max_violations: int,
+    progress: Callable[[int], Any] | None = None,
 ) -> None:
     """``fuzz``'s loop: sessions (seeds drawn from ``random.Random(run["seed"])``) until ``decisions``, tallied in
     ``run`` and ``counts``."""
@@ -314,6 +323,8 @@ def _play_sessions(
         run["decisions"] += steps
         run["per_policy"][name]["sessions"] += 1
         run["per_policy"][name]["decisions"] += steps
+        if progress is not None:
+            progress(steps)
         if run["violations"] >= max_violations:
             break  # a broken engine: stop instead of fuzzing on (failed sessions may make no progress)
 
