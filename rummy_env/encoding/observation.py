@@ -61,13 +61,63 @@ def encode_cards(arr: np.ndarray, o: dict[str, int], view: Any, shoe_size: float
     out[o["pile_sizes"] + 1] = len(disc) / shoe_size
 
 
-def encode_known(arr: np.ndarray, offset: int, view: Any) -> None:
+def encode_known(arr: np.ndarray, offset: int, view: Any, cache: KnownCache | None = None) -> None:
     """Fill the ``known`` piece at ``offset``: per opponent in seat order after the viewer, the copies of each kind
-    publicly known to be in that hand."""
+    publicly known to be in that hand (``cache``: the piece of the view's ``known`` tuple, reused while the engine
+    hands out the same snapshot)."""
+    if cache is not None:
+        seg = cache.get(view)
+        if seg is not None:
+            arr[offset : offset + seg.size] = seg
+        return
+    seg = _known_segment(view)
+    if seg is not None:
+        arr[offset : offset + seg.size] = seg
+
+
+def _known_segment(view: Any) -> np.ndarray | None:
+    """The ``known`` piece of ``view`` as float32 (None: nothing known)."""
     known, me, n = view.known, view.seat, view.num_players
     rows = [known[(me + i) % n] for i in range(1, n)]
-    if any(map(any, rows)):
-        arr[offset : offset + (n - 1) * NUM_KINDS] = np.frombuffer(b"".join(map(bytes, rows)), dtype=np.uint8)
+    if not any(map(any, rows)):
+        return None
+    return np.frombuffer(b"".join(map(bytes, rows)), dtype=np.uint8).astype(np.float32)
+
+
+class SegmentCache:
+    """Encoded pieces of one immutable view field (a tuple the engine shares between views while that part of the
+    state is unchanged, e.g. the table melds), per viewing seat.
+
+    The key is the field's object itself, held here (so its id cannot be reused) and compared by identity: a view
+    with the same object has the same contents, so the piece encoded for it is reused; any other object starts
+    afresh. A piece is a float32 array, or None when the piece is all zeros."""
+
+    __slots__ = ("_field", "_key", "_build", "_pieces")
+
+    def __init__(self, field: str, build: Any):
+        self._field = field
+        self._build = build
+        self._key: Any = None
+        self._pieces: dict[int, np.ndarray | None] = {}
+
+    def get(self, view: Any) -> np.ndarray | None:
+        """The piece of ``view`` (built on a miss)."""
+        key = getattr(view, self._field)
+        pieces = self._pieces
+        if key is not self._key:
+            self._key = key
+            pieces.clear()
+        seat = view.seat
+        try:
+            return pieces[seat]
+        except KeyError:
+            seg = pieces[seat] = self._build(view)
+            if seg is not None:
+                seg.flags.writeable = False
+            return seg
+
+
+KnownCache = SegmentCache
 
 
 class Pieces:
@@ -254,25 +304,26 @@ class ContractObserver:
         #: offset of the first table row of each seat offset
         self._table_rows = [o["table"] + rel * max_melds * MELD_FEATURES for rel in range(n)]
 
-    def encode(self, view: Any, seat: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
-        """The float32 observation of a public view (``state.public_view(seat)``; zeros for pieces that do not
-        apply). It reads only the view, so it cannot see hidden cards. ``encode(state, seat)`` (an engine state and
-        a seat, the form of earlier releases) encodes ``state.public_view(seat)``. ``out``: a float32 C-contiguous
-        array of ``size`` items to write the observation into (returned; e.g. a row of a batch), instead of a new
-        array; ``ObservationOutError`` if it is not one."""
-        v = _view_of(view, seat)
-        o = self._o
+        #: seat order from each viewing seat (offset i -> absolute seat)
+        self._rot = [tuple((me + i) % n for i in range(n)) for me in range(n)]
+        t0 = o["table"]
+        self._table_span = (t0, t0 + self.slots * MELD_FEATURES)
+        #: the encoded table and known pieces of the engine's current snapshots, per viewing seat
+        self._table_cache = SegmentCache("seat_melds", self._table_segment)
+        self._known_cache = SegmentCache("known", _known_segment)
+
+    def _table_segment(self, v: Any) -> np.ndarray | None:
+        """The ``table`` piece of view ``v`` (float32; None for an empty table)."""
+        if not any(v.seat_melds):
+            return None
         n = self.n
         me = v.seat
-        arr = _out_array(out, self.size)
-        out = memoryview(arr)  # item writes through a memoryview cost half of numpy's (same float32 rounding)
-        encode_cards(arr, o, v, self.shoe_size, out)
-        encode_known(arr, o["known"], v)
-        rows = self._table_rows
+        seg = np.zeros(self.slots * MELD_FEATURES, dtype=np.float32)
+        out = memoryview(seg)  # item writes through a memoryview cost half of numpy's (same float32 rounding)
         for owner, melds in enumerate(v.seat_melds):
             if not melds:
                 continue
-            row = rows[(owner - me) % n]
+            row = ((owner - me) % n) * self.max_melds * MELD_FEATURES
             for meld in melds:
                 if meld.kind == GROUP:
                     out[row + MELD_GROUP] = 1.0
@@ -295,18 +346,47 @@ class ContractObserver:
                         else:
                             out[row + MELD_NATURALS + k] += 1.0
                 row += MELD_FEATURES
+        return seg
+
+    def encode(self, view: Any, seat: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """The float32 observation of a public view (``state.public_view(seat)``; zeros for pieces that do not
+        apply). It reads only the view, so it cannot see hidden cards. ``encode(state, seat)`` (an engine state and
+        a seat, the form of earlier releases) encodes ``state.public_view(seat)``. ``out``: a float32 C-contiguous
+        array of ``size`` items to write the observation into (returned; e.g. a row of a batch), instead of a new
+        array; ``ObservationOutError`` if it is not one.
+
+        The table and known-cards pieces are kept per viewing seat while views carry the same (immutable) snapshot
+        of them, so an unchanged table is encoded once."""
+        v = view if seat is None else view.public_view(seat)
+        o = self._o
+        me = v.seat
+        if out is None:
+            arr = np.zeros(self.size, dtype=np.float32)
+        else:
+            arr = _out_array(out, self.size)
+        out = memoryview(arr)  # item writes through a memoryview cost half of numpy's (same float32 rounding)
+        encode_cards(arr, o, v, self.shoe_size, out)
+        seg = self._known_cache.get(v)
+        if seg is not None:
+            k0 = o["known"]
+            arr[k0 : k0 + seg.size] = seg
+        seg = self._table_cache.get(v)
+        if seg is not None:
+            t0, t1 = self._table_span
+            arr[t0:t1] = seg
         hs, op, sc = o["hand_sizes"], o["opened"], o["scores"]
         opened, sizes, scores, highs = v.opened, v.hand_sizes, v.scores, self._scores_high
         active, this_turn = v.active, v.opened_this_turn
-        for i in range(n):
-            p = (me + i) % n
+        for i, p in enumerate(self._rot[me]):
             out[hs + i] = sizes[p] / 20.0
             if opened[p]:
                 out[op + 2 * i] = 1.0
                 if p == active and this_turn:
                     out[op + 2 * i + 1] = 1.0
-            score = scores[p] / 100.0
-            out[sc + i] = highs[i] if score > highs[i] else (score if score > 0.0 else 0.0)
+            score = scores[p]
+            if score:
+                score = score / 100.0
+                out[sc + i] = highs[i] if score > highs[i] else (score if score > 0.0 else 0.0)
         out[o["round"] + v.round - 1] = 1.0
         g, r = v.contract
         out[o["contract"]] = g / 3.0
@@ -314,11 +394,11 @@ class ContractObserver:
         ph = self.phase_index.get(v.phase)
         if ph is not None:
             out[o["phase"] + ph] = 1.0
-            out[o["active"] + (active - me) % n] = 1.0
+            out[o["active"] + (active - me) % self.n] = 1.0
         if v.offered >= 0:
             out[o["offered"] + v.offered] = 1.0
         if v.last_buyer >= 0:
-            out[o["last_buyer"] + (v.last_buyer - me) % n] = 1.0
+            out[o["last_buyer"] + (v.last_buyer - me) % self.n] = 1.0
         if v.opening_left:
             out[o["opening_left"]] = v.opening_left[0] / 3.0
             out[o["opening_left"] + 1] = v.opening_left[1] / 3.0
@@ -381,33 +461,43 @@ class ContinentalObserver:
         self._o = self.pieces.offsets
         self.low, self.high = self.pieces.low(), self.pieces.high()
         self._bal_high = [float(v) for v in self.pieces.highs["balances"].ravel()]
+        #: seat order from each viewing seat (offset i -> absolute seat)
+        self._rot = [tuple((me + i) % n for i in range(n)) for me in range(n)]
+        #: the encoded known piece of the engine's current snapshot, per viewing seat
+        self._known_cache = SegmentCache("known", _known_segment)
 
     def encode(self, view: Any, seat: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """The float32 observation of a public view (``state.public_view(seat)``), reading only the view.
         ``encode(state, seat)`` (an engine state and a seat, the form of earlier releases) encodes
         ``state.public_view(seat)``. ``out``: as in ``ContractObserver.encode`` (an array to write into)."""
-        v = _view_of(view, seat)
+        v = view if seat is None else view.public_view(seat)
         o = self._o
-        n = self.n
         me = v.seat
-        arr = _out_array(out, self.size)
+        if out is None:
+            arr = np.zeros(self.size, dtype=np.float32)
+        else:
+            arr = _out_array(out, self.size)
         out = memoryview(arr)  # item writes through a memoryview cost half of numpy's (same float32 rounding)
         encode_cards(arr, o, v, self.shoe_size, out)
-        encode_known(arr, o["known"], v)
+        seg = self._known_cache.get(v)
+        if seg is not None:
+            k0 = o["known"]
+            arr[k0 : k0 + seg.size] = seg
         ft, bal = o["first_turn"], o["balances"]
         turns_taken, scores, highs = v.turns_taken, v.scores, self._bal_high
-        for i in range(n):
-            p = (me + i) % n
+        for i, p in enumerate(self._rot[me]):
             if turns_taken[p] == 0:
                 out[ft + i] = 1.0
-            bal_p = scores[p] / 100.0
-            at = 2 * i + (0 if bal_p >= 0 else 1)  # (gain, loss), clipped to the bound
-            out[bal + at] = min(abs(bal_p), highs[at])
+            score = scores[p]
+            if score:
+                bal_p = score / 100.0
+                at = 2 * i + (0 if bal_p >= 0 else 1)  # (gain, loss), clipped to the bound
+                out[bal + at] = min(abs(bal_p), highs[at])
         out[o["deal"] + min(v.round - 1, self.num_deals - 1)] = 1.0
         ph = self.phase_index.get(v.phase)
         if ph is not None:
             out[o["phase"] + ph] = 1.0
-            out[o["active"] + (v.active - me) % n] = 1.0
+            out[o["active"] + (v.active - me) % self.n] = 1.0
         if v.taken_discard >= 0:
             out[o["taken_discard"] + v.taken_discard] = 1.0
         out[o["turn"]] = min(v.turn / self.turn_cap, 1.0)
