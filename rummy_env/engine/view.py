@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
 
+from ..core.cards import NUM_KINDS
 from ..core.melds import Meld
 from .common import GAME_OVER
 from .continental import ContinentalState
@@ -74,6 +75,15 @@ class TableMeld(NamedTuple):
 
 
 _tuple_new = tuple.__new__
+
+#: the row of ``known`` of a seat with no publicly known card (the builders share this one tuple, so a reader may
+#: skip such rows by identity; any other all-zero tuple means the same)
+NO_CARDS: tuple[int, ...] = (0,) * NUM_KINDS
+
+
+def _known_rows(known: list[list[int]]) -> tuple[tuple[int, ...], ...]:
+    """Frozen copies of the known cards per seat; rows with nothing known are ``NO_CARDS``."""
+    return tuple(tuple(row) if any(row) else NO_CARDS for row in known)
 
 
 def _table_meld(m: Meld) -> TableMeld:
@@ -336,7 +346,7 @@ def contract_view(state: ContractState, seat: int, profile: str | None = None) -
         seat_melds = st._table_snap = _seat_melds(st.seat_melds)
     known = st._known_snap
     if known is None:
-        known = st._known_snap = tuple(map(tuple, st.known))
+        known = st._known_snap = _known_rows(st.known)
     current = st.current_player
     phase = st.phase
     buy = phase == "buy"
@@ -398,7 +408,7 @@ def continental_view(state: ContinentalState, seat: int, profile: str | None = N
     _, dealer, name, n, rules, layout, rnd, num_deals = rs
     known = st._known_snap
     if known is None:
-        known = st._known_snap = tuple(map(tuple, st.known))
+        known = st._known_snap = _known_rows(st.known)
     current = st.current_player
     obj = _new_object(ContinentalView)
     obj.__dict__.update(
@@ -467,6 +477,7 @@ def public_view_of(state: Any, seat: int) -> PublicView | ContinentalView:
 __all__ = [
     "ContinentalView",
     "ENGINE_VIEWS",
+    "NO_CARDS",
     "PublicView",
     "TableMeld",
     "ViewSeatError",
