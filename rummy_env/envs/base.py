@@ -29,7 +29,6 @@ from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable,
 
 from ..core.cards import NUM_KINDS, Shoe, card_str
 from ..engine import IllegalActionError
-from ..engine.common import GAME_OVER
 from ..engine.view import view_builder
 from ..registry import game
 from .session import (
@@ -452,7 +451,7 @@ class RummyAECEnv(AECEnv):
         results = st.round_results
         if (
             len(results) == rounds_before
-            and st.phase != GAME_OVER
+            and not st.is_terminal()
             and (self.max_steps is None or self.num_steps < self.max_steps)
         ):
             if not self._quiet:
