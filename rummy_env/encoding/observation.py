@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS, PENALTY, Shoe
 from ..core.melds import GROUP
+from ..engine.view import NO_CARDS
 
 CONTRACT_PHASES = ("draw", "buy", "act", "opening", "place_joker")
 TOP_CARDS = 4
@@ -41,33 +42,82 @@ def _counts(counts: tuple[int, ...]) -> np.ndarray:
     return np.frombuffer(bytes(counts), dtype=np.uint8)
 
 
-def encode_cards(arr: np.ndarray, o: dict[str, int], view: Any, shoe_size: float, out: Any = None) -> None:
+def encode_cards(
+    arr: np.ndarray, o: dict[str, int], view: Any, shoe_size: float, out: Any = None, cache: CardCache | None = None
+) -> None:
     """Fill the ``CARD_PIECES`` of the float32 vector ``arr`` (``out``: a memoryview of it, for item writes) from
-    ``view`` (a public view): the viewing seat's hand and the public piles."""
+    ``view`` (a public view): the viewing seat's hand and the public piles. ``cache``: an observer's ``CardCache``
+    (the counts of a long discard pile are then counted once while the pile is unchanged)."""
     if out is None:
         out = memoryview(arr)
     h = o["hand"]
-    arr[h : h + NUM_KINDS] = _counts(view.hand)
+    arr[h : h + NUM_KINDS] = np.frombuffer(bytes(view.hand), dtype=np.uint8)
     disc = view.discard
-    dc, dt = o["discard_counts"], o["discard_top"]
-    if len(disc) >= _BINCOUNT_PILE:
-        arr[dc : dc + NUM_KINDS] = np.bincount(_counts(disc), minlength=NUM_KINDS)
-    else:
-        for k in disc:
-            out[dc + k] += 1.0
-    for i in range(min(TOP_CARDS, len(disc))):
-        out[dt + i * NUM_KINDS + disc[-1 - i]] = 1.0
-    out[o["pile_sizes"]] = view.stock_size / shoe_size
-    out[o["pile_sizes"] + 1] = len(disc) / shoe_size
+    size = len(disc)
+    if size:
+        dc, dt = o["discard_counts"], o["discard_top"]
+        if size >= _BINCOUNT_PILE:
+            if cache is None:
+                counts = np.bincount(np.frombuffer(bytes(disc), dtype=np.uint8), minlength=NUM_KINDS)
+            elif disc is cache.pile or disc == cache.pile:
+                counts = cache.pile_counts
+            else:
+                counts = np.bincount(np.frombuffer(bytes(disc), dtype=np.uint8), minlength=NUM_KINDS)
+                counts = cache.pile_counts = counts.astype(np.float32)
+                cache.pile = disc
+            arr[dc : dc + NUM_KINDS] = counts
+        else:
+            for k in disc:
+                out[dc + k] += 1.0
+        out[dt + disc[-1]] = 1.0
+        if size > 1:
+            out[dt + NUM_KINDS + disc[-2]] = 1.0
+            if size > 2:
+                out[dt + 2 * NUM_KINDS + disc[-3]] = 1.0
+                if size > 3:
+                    out[dt + 3 * NUM_KINDS + disc[-4]] = 1.0
+    ps = o["pile_sizes"]
+    out[ps] = view.stock_size / shoe_size
+    out[ps + 1] = size / shoe_size
 
 
-def encode_known(arr: np.ndarray, offset: int, view: Any) -> None:
+def encode_known(arr: np.ndarray, offset: int, view: Any, cache: CardCache | None = None) -> None:
     """Fill the ``known`` piece at ``offset``: per opponent in seat order after the viewer, the copies of each kind
-    publicly known to be in that hand."""
+    publicly known to be in that hand. Rows with nothing known stay zero (the engine's views share one all-zero
+    row, ``engine.view.NO_CARDS``, skipped without looking at it); ``cache``: an observer's ``CardCache``, which
+    keeps each seat's last row encoded (reused while equal)."""
     known, me, n = view.known, view.seat, view.num_players
-    rows = [known[(me + i) % n] for i in range(1, n)]
-    if any(map(any, rows)):
-        arr[offset : offset + (n - 1) * NUM_KINDS] = np.frombuffer(b"".join(map(bytes, rows)), dtype=np.uint8)
+    for i in range(1, n):
+        p = (me + i) % n
+        row = known[p]
+        if row is NO_CARDS:
+            continue
+        at = offset + (i - 1) * NUM_KINDS
+        if cache is None:
+            if any(row):
+                arr[at : at + NUM_KINDS] = np.frombuffer(bytes(row), dtype=np.uint8)
+            continue
+        last = cache.rows[p]
+        if last is None or (last[0] is not row and last[0] != row):
+            last = cache.rows[p] = (row, np.frombuffer(bytes(row), dtype=np.uint8).astype(np.float32))
+        arr[at : at + NUM_KINDS] = last[1]
+
+
+class CardCache:
+    """What an observer keeps between calls to encode the card pieces faster: the counts of the last long discard
+    pile, and each seat's last known-cards row encoded. Entries are checked against the view by identity or
+    equality of the (immutable) tuples before use, so a stale entry is never used."""
+
+    __slots__ = ("pile", "pile_counts", "rows")
+
+    def __init__(self, num_players: int):
+        self.pile: tuple[int, ...] | None = None
+        self.pile_counts: np.ndarray | None = None
+        self.rows: list[tuple[tuple[int, ...], np.ndarray] | None] = [None] * num_players
+
+
+#: a piece of the table cache not built yet for a seat
+_UNBUILT = object()
 
 
 class Pieces:
@@ -173,11 +223,6 @@ def _out_array(out: Any, size: int) -> np.ndarray:
     return out
 
 
-def _view_of(view: Any, seat: int | None) -> Any:
-    """``view``, or the view of ``seat`` when ``view`` is an engine state (the ``encode(state, seat)`` form)."""
-    return view if seat is None else view.public_view(seat)
-
-
 class ContractObserver:
     """Observation of a Contract-family state (profiles ``contract`` and ``contract_gamerules``)."""
 
@@ -251,28 +296,38 @@ class ContractObserver:
         self.low, self.high = self.pieces.low(), self.pieces.high()
         #: per seat offset, the bound the scores are clipped to (a scenario's scores may lie beyond what play reaches)
         self._scores_high = [float(v) for v in self.pieces.highs["scores"].ravel()]
-        #: offset of the first table row of each seat offset
-        self._table_rows = [o["table"] + rel * max_melds * MELD_FEATURES for rel in range(n)]
 
-    def encode(self, view: Any, seat: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
-        """The float32 observation of a public view (``state.public_view(seat)``; zeros for pieces that do not
-        apply). It reads only the view, so it cannot see hidden cards. ``encode(state, seat)`` (an engine state and
-        a seat, the form of earlier releases) encodes ``state.public_view(seat)``. ``out``: a float32 C-contiguous
-        array of ``size`` items to write the observation into (returned; e.g. a row of a batch), instead of a new
-        array; ``ObservationOutError`` if it is not one."""
-        v = _view_of(view, seat)
-        o = self._o
+        #: seat order from each viewing seat (offset i -> absolute seat)
+        self._rot = [tuple((me + i) % n for i in range(n)) for me in range(n)]
+        t0 = o["table"]
+        self._table_span = (t0, t0 + self.slots * MELD_FEATURES)
+        #: the encoded table piece per viewing seat (``_UNBUILT``: not yet; None: empty table) of the table snapshot
+        #: ``_table_key`` (a view's ``seat_melds``: immutable, held here so its id is not reused, compared by
+        #: identity): the engine hands out the same snapshot until the table changes, so it is encoded once per seat
+        self._table_key: Any = None
+        self._table_pieces: list[Any] = [_UNBUILT] * n
+        self._cards = CardCache(n)
+        #: offsets of the single-valued pieces, read on every call
+        self._offsets = tuple(
+            o.get(name, -1)
+            for name in (
+                "hand_sizes", "opened", "scores", "round", "contract", "phase", "active", "offered", "last_buyer",
+                "opening_left", "taken_discard", "turn", "must_place", "known",
+            )
+        )  # fmt: skip
+
+    def _table_segment(self, v: Any) -> np.ndarray | None:
+        """The ``table`` piece of view ``v`` (float32; None for an empty table)."""
+        if not any(v.seat_melds):
+            return None
         n = self.n
         me = v.seat
-        arr = _out_array(out, self.size)
-        out = memoryview(arr)  # item writes through a memoryview cost half of numpy's (same float32 rounding)
-        encode_cards(arr, o, v, self.shoe_size, out)
-        encode_known(arr, o["known"], v)
-        rows = self._table_rows
+        seg = np.zeros(self.slots * MELD_FEATURES, dtype=np.float32)
+        out = memoryview(seg)  # item writes through a memoryview cost half of numpy's (same float32 rounding)
         for owner, melds in enumerate(v.seat_melds):
             if not melds:
                 continue
-            row = rows[(owner - me) % n]
+            row = ((owner - me) % n) * self.max_melds * MELD_FEATURES
             for meld in melds:
                 if meld.kind == GROUP:
                     out[row + MELD_GROUP] = 1.0
@@ -295,38 +350,69 @@ class ContractObserver:
                         else:
                             out[row + MELD_NATURALS + k] += 1.0
                 row += MELD_FEATURES
-        hs, op, sc = o["hand_sizes"], o["opened"], o["scores"]
+        return seg
+
+    def encode(self, view: Any, seat: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """The float32 observation of a public view (``state.public_view(seat)``; zeros for pieces that do not
+        apply). It reads only the view, so it cannot see hidden cards. ``encode(state, seat)`` (an engine state and
+        a seat, the form of earlier releases) encodes ``state.public_view(seat)``. ``out``: a float32 C-contiguous
+        array of ``size`` items to write the observation into (returned; e.g. a row of a batch), instead of a new
+        array; ``ObservationOutError`` if it is not one.
+
+        The table piece is kept per viewing seat while views carry the same (immutable) table snapshot, so an
+        unchanged table is encoded once per seat."""
+        v = view if seat is None else view.public_view(seat)
+        n = self.n
+        me = v.seat
+        arr = np.zeros(self.size, dtype=np.float32) if out is None else _out_array(out, self.size)
+        out = memoryview(arr)  # item writes through a memoryview cost half of numpy's (same float32 rounding)
+        cache = self._cards
+        encode_cards(arr, self._o, v, self.shoe_size, out, cache)
+        hs, op, sc, rd, ct, ph, ac, of, lb, ol, td, tu, mp, kn = self._offsets
+        encode_known(arr, kn, v, cache)
+        melds = v.seat_melds
+        if melds is not self._table_key:
+            self._table_key = melds
+            self._table_pieces = [_UNBUILT] * n
+        seg = self._table_pieces[me]
+        if seg is _UNBUILT:
+            seg = self._table_pieces[me] = self._table_segment(v)
+        if seg is not None:
+            t0, t1 = self._table_span
+            arr[t0:t1] = seg
         opened, sizes, scores, highs = v.opened, v.hand_sizes, v.scores, self._scores_high
         active, this_turn = v.active, v.opened_this_turn
-        for i in range(n):
-            p = (me + i) % n
+        for i, p in enumerate(self._rot[me]):
             out[hs + i] = sizes[p] / 20.0
             if opened[p]:
                 out[op + 2 * i] = 1.0
                 if p == active and this_turn:
                     out[op + 2 * i + 1] = 1.0
-            score = scores[p] / 100.0
-            out[sc + i] = highs[i] if score > highs[i] else (score if score > 0.0 else 0.0)
-        out[o["round"] + v.round - 1] = 1.0
+            score = scores[p]
+            if score:  # a zero score leaves the zero
+                score = score / 100.0
+                out[sc + i] = highs[i] if score > highs[i] else (score if score > 0.0 else 0.0)
+        out[rd + v.round - 1] = 1.0
         g, r = v.contract
-        out[o["contract"]] = g / 3.0
-        out[o["contract"] + 1] = r / 3.0
-        ph = self.phase_index.get(v.phase)
-        if ph is not None:
-            out[o["phase"] + ph] = 1.0
-            out[o["active"] + (active - me) % n] = 1.0
+        out[ct] = g / 3.0
+        out[ct + 1] = r / 3.0
+        at = self.phase_index.get(v.phase)
+        if at is not None:
+            out[ph + at] = 1.0
+            out[ac + (active - me) % n] = 1.0
         if v.offered >= 0:
-            out[o["offered"] + v.offered] = 1.0
+            out[of + v.offered] = 1.0
         if v.last_buyer >= 0:
-            out[o["last_buyer"] + (v.last_buyer - me) % n] = 1.0
-        if v.opening_left:
-            out[o["opening_left"]] = v.opening_left[0] / 3.0
-            out[o["opening_left"] + 1] = v.opening_left[1] / 3.0
+            out[lb + (v.last_buyer - me) % n] = 1.0
+        left = v.opening_left
+        if left:
+            out[ol] = left[0] / 3.0
+            out[ol + 1] = left[1] / 3.0
         if v.taken_discard >= 0:
-            out[o["taken_discard"] + v.taken_discard] = 1.0
-        out[o["turn"]] = min(v.turn / self.turn_cap, 1.0)
-        if v.must_place >= 0 and "must_place" in o:
-            out[o["must_place"] + v.must_place] = 1.0
+            out[td + v.taken_discard] = 1.0
+        out[tu] = min(v.turn / self.turn_cap, 1.0)
+        if v.must_place >= 0 and mp >= 0:
+            out[mp + v.must_place] = 1.0
         return arr
 
 
@@ -381,36 +467,45 @@ class ContinentalObserver:
         self._o = self.pieces.offsets
         self.low, self.high = self.pieces.low(), self.pieces.high()
         self._bal_high = [float(v) for v in self.pieces.highs["balances"].ravel()]
+        #: seat order from each viewing seat (offset i -> absolute seat)
+        self._rot = [tuple((me + i) % n for i in range(n)) for me in range(n)]
+        self._cards = CardCache(n)
+        #: offsets of the single-valued pieces, read on every call
+        self._offsets = tuple(
+            self._o[name]
+            for name in ("known", "first_turn", "balances", "deal", "phase", "active", "taken_discard", "turn")
+        )
 
     def encode(self, view: Any, seat: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """The float32 observation of a public view (``state.public_view(seat)``), reading only the view.
         ``encode(state, seat)`` (an engine state and a seat, the form of earlier releases) encodes
         ``state.public_view(seat)``. ``out``: as in ``ContractObserver.encode`` (an array to write into)."""
-        v = _view_of(view, seat)
-        o = self._o
+        v = view if seat is None else view.public_view(seat)
         n = self.n
         me = v.seat
-        arr = _out_array(out, self.size)
+        arr = np.zeros(self.size, dtype=np.float32) if out is None else _out_array(out, self.size)
         out = memoryview(arr)  # item writes through a memoryview cost half of numpy's (same float32 rounding)
-        encode_cards(arr, o, v, self.shoe_size, out)
-        encode_known(arr, o["known"], v)
-        ft, bal = o["first_turn"], o["balances"]
+        cache = self._cards
+        encode_cards(arr, self._o, v, self.shoe_size, out, cache)
+        kn, ft, bal, dl, ph, ac, td, tu = self._offsets
+        encode_known(arr, kn, v, cache)
         turns_taken, scores, highs = v.turns_taken, v.scores, self._bal_high
-        for i in range(n):
-            p = (me + i) % n
+        for i, p in enumerate(self._rot[me]):
             if turns_taken[p] == 0:
                 out[ft + i] = 1.0
-            bal_p = scores[p] / 100.0
-            at = 2 * i + (0 if bal_p >= 0 else 1)  # (gain, loss), clipped to the bound
-            out[bal + at] = min(abs(bal_p), highs[at])
-        out[o["deal"] + min(v.round - 1, self.num_deals - 1)] = 1.0
-        ph = self.phase_index.get(v.phase)
-        if ph is not None:
-            out[o["phase"] + ph] = 1.0
-            out[o["active"] + (v.active - me) % n] = 1.0
+            score = scores[p]
+            if score:  # a zero balance leaves the zeros
+                bal_p = score / 100.0
+                at = 2 * i + (0 if bal_p >= 0 else 1)  # (gain, loss), clipped to the bound
+                out[bal + at] = min(abs(bal_p), highs[at])
+        out[dl + min(v.round - 1, self.num_deals - 1)] = 1.0
+        at = self.phase_index.get(v.phase)
+        if at is not None:
+            out[ph + at] = 1.0
+            out[ac + (v.active - me) % n] = 1.0
         if v.taken_discard >= 0:
-            out[o["taken_discard"] + v.taken_discard] = 1.0
-        out[o["turn"]] = min(v.turn / self.turn_cap, 1.0)
+            out[td + v.taken_discard] = 1.0
+        out[tu] = min(v.turn / self.turn_cap, 1.0)
         return arr
 
 

@@ -168,6 +168,12 @@ class EngineState:
         self.history.append(action)
         self._dispatch(action)  # type: ignore[attr-defined]
 
+    def apply_legal(self, action: int) -> None:
+        """``apply`` without its checks, for a caller that has just found the plain ``int`` ``action`` in
+        ``legal_actions()`` (the AEC env's ``step``): the same transition, the legality not looked up twice."""
+        self.history.append(action)
+        self._dispatch(action)  # type: ignore[attr-defined]
+
     def find_action(self, **info: Any) -> int:
         """The legal action whose ``action_info`` contains every given key/value; ``ValueError`` if none or several.
 
@@ -444,3 +450,4 @@ def load_known(st: Any, data: dict[str, Any]) -> None:
             st.known[p][k] += 1
             if st.known[p][k] > st.hands[p][k]:
                 raise ScenarioError(f"known[{p}] lists {card_str(k)} more often than hand {p} holds it")
+    st._known_snap = None  # the views' snapshot of the known cards (``engine.view``)

@@ -62,6 +62,12 @@ LAYOUT = ContinentalLayout()
 class ContinentalState(EngineState):
     """A Continental session in progress: one seeded game, all its deals."""
 
+    #: frozen snapshots the public views share while their part of the state is unchanged (``engine.view``): the
+    #: publicly known cards per seat and the deal's fixed fields (None: rebuild; a move changing a known card
+    #: drops it)
+    _known_snap: Any = None
+    _round_snap: Any = None
+
     @staticmethod
     def check_session_length(rules: ContinentalRules, rounds: Any) -> int:
         """The number of deals a session of ``rounds`` plays; ``ValueError`` saying what is allowed."""
@@ -105,6 +111,7 @@ class ContinentalState(EngineState):
         self.drew = False
         self.stock: list[int] = []
         self.discard: list[int] = []
+        self._known_snap = None
 
     def _deal(self) -> None:
         """C.1-2: shuffle, deal 15 each in packets of 3 from the dealer's left, one upcard, the rest is the stock."""
@@ -224,6 +231,7 @@ class ContinentalState(EngineState):
         self.hands[p][k] += 1
         self.hand_size[p] += 1
         self.known[p][k] += 1
+        self._known_snap = None
         self.taken_discard = k
         self.phase = ACT
 
@@ -234,6 +242,7 @@ class ContinentalState(EngineState):
         self.hand_size[p] -= 1
         if self.known[p][kind]:
             self.known[p][kind] -= 1
+            self._known_snap = None
         self.discard.append(kind)
         if declare:
             self._go_out(no_draw=False)  # C.1-5: the 15 left are revealed, the deal ends

@@ -92,6 +92,13 @@ def layout_for(rules: ContractRules) -> ActionLayout:
 class ContractState(EngineState):
     """A Contract Rummy session in progress: one seeded game, all its rounds."""
 
+    #: frozen snapshots the public views share while their part of the state is unchanged (``engine.view``): the
+    #: table melds per seat, the publicly known cards per seat, and the round's fixed fields. Immutable tuples, so
+    #: a view may keep them; every move that changes the table or a known card drops the snapshot (None: rebuild).
+    _table_snap: Any = None
+    _known_snap: Any = None
+    _round_snap: Any = None
+
     @staticmethod
     def check_session_length(rules: ContractRules, rounds: Any) -> tuple[int, ...]:
         """The round numbers a session of ``rounds`` plays; ``ValueError`` saying what is allowed."""
@@ -152,6 +159,7 @@ class ContractState(EngineState):
         self.rigged = False  # a loaded position whose hands need not come from a deal (cleared by the next deal)
         self.stock: list[int] = []
         self.discard: list[int] = []
+        self._table_snap = self._known_snap = None
 
     def _deal(self) -> None:
         """Shuffle the whole shoe and deal one card at a time from the dealer's left (A.1-2)."""
@@ -505,7 +513,10 @@ class ContractState(EngineState):
     def _dispatch(self, action: int) -> None:
         """Apply a legal action (no checks), routed by the name of its range (``_APPLY``)."""
         self._legal = None
-        _APPLY[self.layout.kind_of(action)](self, action)
+        kind = self.layout.kind_of(action)
+        if kind in _TABLE_KINDS:
+            self._table_snap = None
+        _APPLY[kind](self, action)
 
     # draw phase -------------------------------------------------------------------------------------------
     def _take_discard(self) -> None:
@@ -515,6 +526,7 @@ class ContractState(EngineState):
         self.hands[p][k] += 1
         self.hand_size[p] += 1
         self.known[p][k] += 1
+        self._known_snap = None
         self.taken_discard = k
         self.taken_pending = True
         self.phase = ACT
@@ -529,6 +541,7 @@ class ContractState(EngineState):
         for k in picked:
             self.hands[p][k] += 1
             self.known[p][k] += 1
+        self._known_snap = None
         self.hand_size[p] += depth
         self.taken_discard = -1
         self.taken_pending = False
@@ -580,6 +593,7 @@ class ContractState(EngineState):
         self.hands[buyer][k] += 1
         self.hand_size[buyer] += 1
         self.known[buyer][k] += 1
+        self._known_snap = None
         for _ in range(self.rules.buy_penalty_cards):
             card = self._stock_card()
             if card < 0:
@@ -624,6 +638,7 @@ class ContractState(EngineState):
         self.hand_size[p] -= 1
         if self.known[p][kind]:
             self.known[p][kind] -= 1
+            self._known_snap = None
         if kind == self.taken_discard:
             self.taken_pending = False
         if kind == self.must_place:
@@ -637,6 +652,7 @@ class ContractState(EngineState):
         self.hand_size[p] -= 1
         if self.known[p][kind]:
             self.known[p][kind] -= 1
+            self._known_snap = None
         self.discard.append(kind)
         if self.hand_size[p] == 0:
             self._end_round(winner=p, reason="out")  # A.1-12: going out = discarding the last card
@@ -678,6 +694,7 @@ class ContractState(EngineState):
         keep = (self.taken_pending, self.must_place, self.known[self.active][JOKER])
         self._play_card(JOKER)
         self.taken_pending, self.must_place, self.known[self.active][JOKER] = keep
+        self._known_snap = None
         lay_off(self.seat_melds[owner][idx], JOKER, end, self.rules, placer=self.active)
         self.phase = ACT
         self._out_if_empty()
@@ -875,6 +892,9 @@ class ContractState(EngineState):
         if self.phase != GAME_OVER:
             assert self.legal_actions(), "the player to move has a legal action"
 
+
+#: the ranges whose actions change the table melds (``_dispatch`` then drops the table snapshot of the views)
+_TABLE_KINDS = frozenset(("meld", "lay_off", "swap_joker", "place_joker", "go_out"))
 
 #: how each range of the action table is applied (``ContractState._dispatch``); every range has its handler
 _APPLY: dict[str, Callable[[ContractState, int], None]] = {

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
 
+from ..core.cards import NUM_KINDS
 from ..core.melds import Meld
 from .common import GAME_OVER
 from .continental import ContinentalState
@@ -74,6 +75,15 @@ class TableMeld(NamedTuple):
 
 
 _tuple_new = tuple.__new__
+
+#: the row of ``known`` of a seat with no publicly known card (the builders share this one tuple, so a reader may
+#: skip such rows by identity; any other all-zero tuple means the same)
+NO_CARDS: tuple[int, ...] = (0,) * NUM_KINDS
+
+
+def _known_rows(known: list[list[int]]) -> tuple[tuple[int, ...], ...]:
+    """Frozen copies of the known cards per seat; rows with nothing known are ``NO_CARDS``."""
+    return tuple(tuple(row) if any(row) else NO_CARDS for row in known)
 
 
 def _table_meld(m: Meld) -> TableMeld:
@@ -308,63 +318,108 @@ def _check_seat(state: Any, seat: Any) -> int:
     return seat
 
 
+def _contract_round(st: ContractState) -> tuple[Any, ...]:
+    """The fields of a Contract view fixed for a round (keyed by round index and dealer), kept on the state."""
+    rules = st.rules
+    snap = (
+        st.round_index, st.dealer, rules.name, st.n, rules, st.layout, st.round, tuple(st.contract), st.final_round,
+        st.rounds,
+    )  # fmt: skip
+    st._round_snap = snap
+    return snap
+
+
 def contract_view(state: ContractState, seat: int, profile: str | None = None) -> PublicView:
-    """The ``PublicView`` of ``seat`` in a Contract-family engine state (``profile`` defaults to the rules')."""
+    """The ``PublicView`` of ``seat`` in a Contract-family engine state (``profile`` defaults to the rules').
+
+    The table melds, the known cards and the round's fixed fields come from frozen snapshots the engine keeps until
+    a move changes them (``ContractState._table_snap`` ...), so views of an unchanged table share those tuples."""
     st = state
-    seat = _check_seat(st, seat)
-    current = st.current
-    buy = st.phase == "buy"
-    return _made(
-        PublicView,
+    if seat.__class__ is not int or not 0 <= seat < st.n:
+        seat = _check_seat(st, seat)
+    rs = st._round_snap
+    if rs is None or rs[0] != st.round_index or rs[1] != st.dealer:
+        rs = _contract_round(st)
+    _, dealer, name, n, rules, layout, rnd, contract, final, rounds = rs
+    seat_melds = st._table_snap
+    if seat_melds is None:
+        seat_melds = st._table_snap = _seat_melds(st.seat_melds)
+    known = st._known_snap
+    if known is None:
+        known = st._known_snap = _known_rows(st.known)
+    current = st.current_player
+    phase = st.phase
+    buy = phase == "buy"
+    discard = st.discard
+    obj = _new_object(PublicView)
+    obj.__dict__.update(
         {
-            "profile": st.rules.name if profile is None else profile,
+            "profile": name if profile is None else profile,
             "seat": seat,
-            "num_players": st.n,
-            "rules": st.rules,
-            "layout": st.layout,
-            "round": st.round,
-            "contract": tuple(st.contract),
-            "final_round": st.final_round,
-            "phase": st.phase,
+            "num_players": n,
+            "rules": rules,
+            "layout": layout,
+            "round": rnd,
+            "contract": contract,
+            "final_round": final,
+            "phase": phase,
             "active": st.active,
             "turn": st.turn,
             "hand": tuple(st.hands[seat]),
             "hand_sizes": tuple(st.hand_size),
             "opened": tuple(st.opened),
             "opened_this_turn": st.opened_this_turn,
-            "seat_melds": _seat_melds(st.seat_melds),
-            "discard": tuple(st.discard),
+            "seat_melds": seat_melds,
+            "discard": tuple(discard),
             "stock_size": len(st.stock),
-            "known": tuple(map(tuple, st.known)),
+            "known": known,
             "scores": tuple(st.scores),
-            "offered": st.discard[-1] if buy and st.discard else -1,
+            "offered": discard[-1] if buy and discard else -1,
             "last_buyer": st.last_buyer if buy else -1,
-            "taken_discard": st.taken_kind if st.taken_pending else -1,
+            "taken_discard": st.taken_discard if st.taken_pending else -1,
             "opening_left": tuple(st.opening_left) if st.opening_left else None,
             "legal": tuple(st.legal_actions()) if current == seat else (),
             "must_place": st.must_place,
             "current": current,
-            "dealer": st.dealer,
-            "rounds": st.rounds,
-        },
+            "dealer": dealer,
+            "rounds": rounds,
+        }
     )
+    return obj
+
+
+def _continental_round(st: ContinentalState) -> tuple[Any, ...]:
+    """The fields of a Continental view fixed for a deal (keyed by deal index and dealer), kept on the state."""
+    rules = st.rules
+    snap = (st.deal_index, st.dealer, rules.name, st.n, rules, st.layout, st.round, st.num_deals)
+    st._round_snap = snap
+    return snap
 
 
 def continental_view(state: ContinentalState, seat: int, profile: str | None = None) -> ContinentalView:
-    """The ``ContinentalView`` of ``seat`` in a Continental engine state (``profile`` defaults to the rules')."""
+    """The ``ContinentalView`` of ``seat`` in a Continental engine state (``profile`` defaults to the rules'); the
+    known cards and the deal's fixed fields come from snapshots the engine keeps until a move changes them."""
     st = state
-    seat = _check_seat(st, seat)
-    current = st.current
-    return _made(
-        ContinentalView,
+    if seat.__class__ is not int or not 0 <= seat < st.n:
+        seat = _check_seat(st, seat)
+    rs = st._round_snap
+    if rs is None or rs[0] != st.deal_index or rs[1] != st.dealer:
+        rs = _continental_round(st)
+    _, dealer, name, n, rules, layout, rnd, num_deals = rs
+    known = st._known_snap
+    if known is None:
+        known = st._known_snap = _known_rows(st.known)
+    current = st.current_player
+    obj = _new_object(ContinentalView)
+    obj.__dict__.update(
         {
-            "profile": st.rules.name if profile is None else profile,
+            "profile": name if profile is None else profile,
             "seat": seat,
-            "num_players": st.n,
-            "rules": st.rules,
-            "layout": st.layout,
-            "round": st.round,
-            "num_deals": st.num_deals,
+            "num_players": n,
+            "rules": rules,
+            "layout": layout,
+            "round": rnd,
+            "num_deals": num_deals,
             "phase": st.phase,
             "active": st.active,
             "turn": st.turn,
@@ -373,14 +428,15 @@ def continental_view(state: ContinentalState, seat: int, profile: str | None = N
             "turns_taken": tuple(st.turns_taken),
             "discard": tuple(st.discard),
             "stock_size": len(st.stock),
-            "known": tuple(map(tuple, st.known)),
+            "known": known,
             "scores": tuple(st.scores),
-            "taken_discard": st.taken_kind,
+            "taken_discard": st.taken_discard,
             "legal": tuple(st.legal_actions()) if current == seat else (),
             "current": current,
-            "dealer": st.dealer,
-        },
+            "dealer": dealer,
+        }
     )
+    return obj
 
 
 #: the view builder of each engine class; a new engine family registers its own with ``register_view``
@@ -395,8 +451,9 @@ def register_view(engine: type, builder: Callable[[Any, int], Any]) -> None:
     ENGINE_VIEWS[engine] = builder
 
 
-def public_view_of(state: Any, seat: int) -> PublicView | ContinentalView:
-    """The view of ``seat`` in ``state`` (what ``state.public_view(seat)`` returns)."""
+def view_builder(state: Any) -> Callable[[Any, int], Any]:
+    """The function ``builder(state, seat)`` that makes ``state``'s views (its engine class's, ``register_view``);
+    ``TypeError`` for an engine without one. Callers that make many views (the envs) look it up once."""
     builder = ENGINE_VIEWS.get(type(state))
     if builder is None:
         for cls in type(state).__mro__[1:]:
@@ -406,12 +463,21 @@ def public_view_of(state: Any, seat: int) -> PublicView | ContinentalView:
                 break
         else:
             raise TypeError(f"no public view for engine {type(state).__name__}; register one with register_view")
+    return builder
+
+
+def public_view_of(state: Any, seat: int) -> PublicView | ContinentalView:
+    """The view of ``seat`` in ``state`` (what ``state.public_view(seat)`` returns)."""
+    builder = ENGINE_VIEWS.get(type(state))
+    if builder is None:
+        builder = view_builder(state)
     return builder(state, seat)
 
 
 __all__ = [
     "ContinentalView",
     "ENGINE_VIEWS",
+    "NO_CARDS",
     "PublicView",
     "TableMeld",
     "ViewSeatError",
@@ -419,4 +485,5 @@ __all__ = [
     "continental_view",
     "public_view_of",
     "register_view",
+    "view_builder",
 ]

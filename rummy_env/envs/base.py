@@ -25,9 +25,11 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from ..core.cards import NUM_KINDS, Shoe, card_str
 from ..engine import IllegalActionError
+from ..engine.view import view_builder
 from ..registry import game
 from .session import (
     REWARD_MODES_BY_SCORE,
@@ -67,6 +69,8 @@ def as_action(action: Any, num_actions: int) -> int:
     Only integers are actions: a Python ``int``, a numpy integer or a 0-d integer array; ``bool``, floats (even
     integral ones), strings and arrays with elements are refused.
     """
+    if action.__class__ is int:
+        return action
     if isinstance(action, (bool, np.bool_)):
         pass
     elif isinstance(action, (int, np.integer)):
@@ -162,12 +166,12 @@ class RummyAECEnv(AECEnv):
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
-        # (state object, history length) of the cached mask: the object itself, not id(), because a replaced state
-        # can be freed and its id reused by another state with the same history length (stale mask)
-        self._mask_key: tuple[Any, int] | None = None
-        self._mask: np.ndarray | None = None
-        self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
-        self._zero_mask.flags.writeable = False
+        # the view builder of the engine state's class (``engine.view.view_builder``), looked up once per class
+        self._view_class: type | None = None
+        self._view_of: Any = None
+        # True while ``rewards`` is this step's all-zero dict and every ``infos[agent]`` the info of a step that ended
+        # nothing in the current round: a step that again ends nothing then leaves both as they are (same values)
+        self._quiet = False
         self.agents: list[str] = []
         # the generator of the seeds of unseeded resets after a seeded one (None: never seeded)
         self._seed_stream: np.random.Generator | None = None
@@ -195,6 +199,7 @@ class RummyAECEnv(AECEnv):
         warnings.warn("env.unwrapped.state_ is private; start positions with reset(options={'scenario': ...})",
                       DeprecationWarning, stacklevel=2)
         self._state = state
+        self._quiet = False  # the next step writes its rewards and infos afresh
 
     @property
     def session_over(self) -> bool:
@@ -218,7 +223,17 @@ class RummyAECEnv(AECEnv):
 
     def public_view(self, agent: str) -> Any:
         """Everything ``agent`` may know, as a typed frozen view (``rummy_env.engine.view``)."""
-        return self._state.public_view(self._seat(agent))
+        seat = self.agent_name_mapping.get(agent) if agent.__class__ is str else None
+        if seat is None:
+            seat = self._seat(agent)  # raises, naming the agents
+        return self._view(self._state, seat)
+
+    def _view(self, st: Any, seat: int) -> Any:
+        """``st.public_view(seat)`` through the builder of ``st``'s engine class (looked up once per class)."""
+        if st.__class__ is not self._view_class:
+            self._view_of = view_builder(st)
+            self._view_class = st.__class__
+        return self._view_of(st, seat)
 
     @property
     def layout_fingerprint(self) -> str:
@@ -267,7 +282,7 @@ class RummyAECEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: self._blank_info() for a in self.agents}
         self.num_steps = 0
-        self._mask_key = None
+        self._quiet = False
         for i, space in enumerate(self.action_spaces.values()):
             if seed is not None:
                 space.seed(seed + i)
@@ -305,15 +320,29 @@ class RummyAECEnv(AECEnv):
             raise NotResetError(f"{what} before reset(): call env.reset(seed=...) first")
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """``{"observation": float32 vector from agent's seat, "action_mask": int8}`` (mask zero off turn)."""
-        seat = self._seat(agent)
+        """``{"observation": float32 vector from agent's seat, "action_mask": int8}`` (mask zero off turn).
+
+        Both arrays are new on every call (the caller may keep them); the legal actions behind the mask and the
+        view are the engine's, listed once per decision."""
+        seat = self.agent_name_mapping.get(agent) if agent.__class__ is str else None
+        if seat is None:
+            seat = self._seat(agent)  # raises, naming the agents
         mask = self.action_mask(agent)  # first: the view's legal actions then come from the engine's cache
-        return {"observation": self.observer.encode(self._state.public_view(seat)), "action_mask": mask}
+        return {"observation": self.observer.encode(self._view(self._state, seat)), "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last()``; ``NotResetError`` before the first ``reset()``."""
-        self._check_reset("last()")
-        return super().last(observe)
+        if not self._was_reset:
+            raise NotResetError("last() before reset(): call env.reset(seed=...) first")
+        agent = self.agent_selection
+        assert agent is not None
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def state(self) -> np.ndarray:
         """The full-information state vector (``state_space``) for centralised training (e.g. a MAPPO critic).
@@ -348,18 +377,22 @@ class RummyAECEnv(AECEnv):
         return self.results()["round_results"]
 
     def action_mask(self, agent: str) -> np.ndarray:
-        """int8 mask of ``agent``'s legal actions (all zeros when it is not ``agent``'s decision)."""
+        """int8 mask of ``agent``'s legal actions (all zeros when it is not ``agent``'s decision); a new array on
+        every call, written from the engine's legal actions of this decision (listed once, cached by the engine)."""
         st = self._state
-        seat = self._seat(agent)
+        seat = self.agent_name_mapping.get(agent) if agent.__class__ is str else None
+        if seat is None:
+            seat = self._seat(agent)  # raises, naming the agents
+        mask = np.zeros(self.num_actions, dtype=np.int8)
         if st.current_player != seat or not self.agents or self.terminations.get(agent) or self.truncations.get(agent):
-            return np.zeros(self.num_actions, dtype=np.int8)
-        key = (st, len(st.history))
-        if self._mask_key is None or self._mask_key[0] is not st or self._mask_key[1] != key[1]:
-            mask = np.zeros(self.num_actions, dtype=np.int8)
-            mask[st.legal_actions()] = 1
-            self._mask = mask
-            self._mask_key = key
-        return self._mask.copy()  # type: ignore[union-attr]
+            return mask
+        legal = st.legal_actions()
+        if len(legal) > _SHORT_MASK:
+            mask.put(legal, 1)
+        else:  # a few item writes cost less than converting the list to an index array
+            for a in legal:
+                mask[a] = 1
+        return mask
 
     def step(self, action: int | None) -> None:
         """Apply the current agent's atomic decision (an integer id; ``None`` only for a dead agent).
@@ -368,14 +401,15 @@ class RummyAECEnv(AECEnv):
         refuses (or ``None`` for a live agent): ``illegal_action="raise"`` raises ``IllegalActionError`` naming the
         legal actions (state unchanged); ``"terminate"`` ends the game with ``illegal_reward`` for the offender.
         """
-        self._check_reset("step()")
+        if not self._was_reset:
+            raise NotResetError("step() before reset(): call env.reset(seed=...) first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         st = self._state
         rounds_before = len(st.round_results)
-        if action is not None:
+        if action is not None and action.__class__ is not int:
             action = as_action(action, self.num_actions)
         if action is None or action not in st.legal_actions():
             if self.illegal_action == "terminate":
@@ -386,7 +420,9 @@ class RummyAECEnv(AECEnv):
                     f"{agent} must act (got None) in phase '{st.phase}'; None is only for a terminated or truncated "
                     "agent. Pick an action of observe(agent)['action_mask']"
                 )
-        st.apply(action)  # raises IllegalActionError (a ValueError) naming the legal actions
+            st.apply(action)  # raises IllegalActionError (a ValueError) naming the legal actions
+        else:
+            st.apply_legal(action)  # checked above against the same legal actions
         self.num_steps += 1
         self._cumulative_rewards[agent] = 0.0
         self._after_move(rounds_before)
@@ -405,6 +441,7 @@ class RummyAECEnv(AECEnv):
     def _terminate_illegal(self, agent: str) -> None:
         """As PettingZoo's TerminateIllegalWrapper: the offender gets ``illegal_reward``, the game ends."""
         EnvLogger.warn_on_illegal_move()
+        self._quiet = False
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
         self.rewards[agent] = self.illegal_reward
@@ -415,8 +452,28 @@ class RummyAECEnv(AECEnv):
         self._accumulate_rewards()
 
     def _after_move(self, rounds_before: int) -> None:
+        """The PettingZoo bookkeeping after a move (or a reset): rewards, infos, terminations / truncations, the
+        next agent. A move that ends no round, no session and no step budget leaves every reward 0 and every info
+        as the step before: then the dicts of that step stay (no new dicts, the same values)."""
         st = self._state
         results = st.round_results
+        if (
+            len(results) == rounds_before
+            and not st.is_terminal()
+            and (self.max_steps is None or self.num_steps < self.max_steps)
+        ):
+            if not self._quiet:
+                self.rewards = {a: 0.0 for a in self.possible_agents if a in self.agents}
+                info = self._blank_info()
+                for a in self.agents:
+                    self.infos[a] = dict(info)
+                self._quiet = True
+            # adding the zero rewards to the cumulative ones would change nothing (no value here is -0.0)
+            self.agent_selection = self.possible_agents[st.current_player]
+            if self.render_mode == "human":
+                self.render()
+            return
+        self._quiet = False
         capped = any(res["reason"] == "turn_cap" for res in results[rounds_before:])
         done = st.is_terminal()
         step = [0.0] * len(self.possible_agents)
@@ -506,6 +563,10 @@ class RummyAECEnv(AECEnv):
         """Nothing to release."""
 
 
+#: masks of up to this many legal actions are written item by item, longer ones with one ``ndarray.put``
+_SHORT_MASK = 6
+
+
 def hand_text(view: Any) -> str:
     """The viewer's hand as a line of the table text: ``Hand: 7♣ 7♦ ...`` when it is the viewer's decision, else
     ``Hand of P<seat>: ...``."""
@@ -513,11 +574,64 @@ def hand_text(view: Any) -> str:
     return ("Hand: " if view.seat == view.current else f"Hand of P{view.seat}: ") + cards
 
 
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with direct paths, once reset, for what every decision calls.
+
+    ``last()``, ``step()`` and ``agent_iter()`` behave as the base class's (the same checks, errors and results);
+    after ``reset()`` they go to the raw env directly instead of through the base's attribute forwarding
+    (``__getattr__`` per attribute read), which cost more per decision than the env's own bookkeeping. Before
+    ``reset()`` everything is the base class's. ``str(env)`` is the raw env's, as for the base class.
+    """
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The raw env's ``last()`` (before ``reset()``: the base class's error)."""
+        if self._has_reset:
+            return self.env.last(observe)
+        return super().last(observe)
+
+    def step(self, action: Any) -> None:
+        """The raw env's ``step()`` while agents are left (otherwise, and before ``reset()``, the base class's)."""
+        if self._has_reset and self.env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        """As the base class's ``agent_iter`` (the same order check), reading the raw env's agents directly."""
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _AgentIterable(self, max_iter)
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+class _AgentIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _AgentIterator:
+        return _AgentIterator(self.env, self.max_iter)
+
+
+class _AgentIterator(AECOrderEnforcingIterator):
+    def __next__(self) -> str:
+        # AECOrderEnforcingIterator.__next__ with the raw env read once
+        wrapper = self.env
+        raw = wrapper.env
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        agent = raw.agent_selection
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        return agent
+
+
 def wrap(env: AECEnv) -> AECEnv:
-    """PettingZoo's ``OrderEnforcingWrapper`` around the raw env.
+    """PettingZoo's ``OrderEnforcingWrapper`` around the raw env (``OrderEnforcing``, a subclass with direct paths
+    for ``last`` / ``step`` / ``agent_iter``).
 
     Illegal actions terminate or raise natively, and the raw env checks an action's type and range itself (an
     ``IllegalActionError``, also under ``python -O``), so PettingZoo's assert-based ``AssertOutOfBoundsWrapper``
     is not used.
     """
-    return wrappers.OrderEnforcingWrapper(env)
+    return OrderEnforcing(env)
