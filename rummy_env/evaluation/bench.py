@@ -58,6 +58,7 @@ def bench_env(profile: str, seconds: float, seed: int = 0, **config: Any) -> dic
     return {
         "profile": profile,
         "layer": "pettingzoo_aec",
+        "impl": rummy_env.implementation(),
         "decisions": decisions,
         "sessions": sessions,
         "seconds": round(secs, 2),
