@@ -1,13 +1,15 @@
 """Optional Cython build of the compiled twins (``rummy_env._compiled``); everything else is in pyproject.toml.
 
 The hot pure-Python modules are compiled, from the same source files, into extension modules under
-``rummy_env._compiled`` (``rummy_env/_impl.py`` selects between the two at run time, ``RUMMY_ENV_IMPL``). The build
+``rummy_env._compiled`` (``rummy_env/core/_impl.py`` selects between the two at run time, ``RUMMY_ENV_IMPL``). The build
 is optional: without Cython or a working C compiler, or with ``RUMMY_ENV_NO_COMPILE=1``, the package installs and
 runs in pure Python (a warning is printed, the install does not fail).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import sys
 
@@ -43,8 +45,28 @@ class OptionalBuildExt(build_ext):
             super().run()
         except Exception as exc:  # noqa: BLE001 - any build failure falls back to pure Python
             _warn(f"the compiled modules were not built ({exc})")
+            return
+        self._write_source_digests()
+
+    def _write_source_digests(self) -> None:
+        """``_sources.json`` beside the built twins: the SHA-256 of each source they were compiled from, so that
+        ``rummy_env.core._impl`` never runs twins older than the source (an edit without a rebuild)."""
+        digests = {}
+        out_dir = None
+        for ext in self.extensions:
+            path = self.get_ext_fullpath(ext.name)
+            if not os.path.exists(path):
+                return  # a twin failed to build: no digests, the package runs in pure Python
+            out_dir = os.path.dirname(path)
+            with open(TWINS[ext.name], "rb") as f:
+                digests[ext.name] = hashlib.sha256(f.read()).hexdigest()
+        if out_dir is not None:
+            with open(os.path.join(out_dir, "_sources.json"), "w", encoding="utf-8") as f:
+                json.dump(digests, f, indent=1, sort_keys=True)
 
     def build_extension(self, ext) -> None:  # type: ignore[no-untyped-def]
+        if self.compiler.compiler_type == "unix":
+            ext.extra_compile_args = [*ext.extra_compile_args, "-g0"]  # no debug info: a third of the build time
         try:
             super().build_extension(ext)
         except Exception as exc:  # noqa: BLE001

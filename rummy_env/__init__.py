@@ -14,7 +14,7 @@ import importlib
 from typing import Any
 
 from . import _aliases
-from ._impl import implementation
+from .core._impl import implementation
 from .registry import GAMES, game
 
 _aliases.install()

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .._impl import implementation
+from ..core._impl import implementation
 from ..engine import new_state
 from ..registry import game
 from ..rules import PROFILES

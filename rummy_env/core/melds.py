@@ -869,8 +869,8 @@ def final_partition(counts: list[int], n_runs: int, rules: MeldRules) -> list[tu
     return None
 
 
-# the compiled twin (rummy_env._compiled.melds, same source) takes over these functions when selected (_impl.py)
-from .._impl import install as _install  # noqa: E402
+# the compiled twin (rummy_env._compiled.melds, same source) takes over these functions when selected (core/_impl.py)
+from ..core._impl import install as _install  # noqa: E402
 
 _install(
     globals(),

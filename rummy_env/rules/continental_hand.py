@@ -746,6 +746,6 @@ def bench_can_go_out(n: int = 20000, seed: int = 0) -> dict[str, float]:
 
 # the compiled twin (rummy_env._compiled.continental_hand, same source) takes over these functions when selected
 # (not find_partition: it makes Run objects, a class of the module)
-from .._impl import install as _install  # noqa: E402
+from ..core._impl import install as _install  # noqa: E402
 
 _install(globals(), ("count_wilds", "payment_w", "can_go_out", "fitting_discards", "one_suit_possible"))

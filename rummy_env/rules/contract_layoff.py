@@ -167,7 +167,7 @@ def _meld_reachable(meld: Meld, outside: list[int], rules: Any) -> bool:
 
 
 # the compiled twin (rummy_env._compiled.contract_layoff, same source) takes over these functions when selected
-from .._impl import install as _install  # noqa: E402
+from ..core._impl import install as _install  # noqa: E402
 
 _install(
     globals(),

@@ -282,7 +282,7 @@ def final_layout(
 
 
 # the compiled twin (rummy_env._compiled.contract_opening, same source) takes over these functions when selected
-from .._impl import install as _install  # noqa: E402
+from ..core._impl import install as _install  # noqa: E402
 
 _install(
     globals(),

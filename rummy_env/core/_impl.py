@@ -14,6 +14,9 @@ Selection: the environment variable ``RUMMY_ENV_IMPL``, read once at the first i
 - ``python``: the pure-Python reference;
 - ``compiled``: the twins; ``CompiledNotBuiltError`` (an ``ImportError``) with the build command if they are not built.
 
+Twins built from older sources than the ``.py`` files (an edit without a rebuild; ``setup.py`` records the SHA-256
+of each source in ``_compiled/_sources.json``) count as not built: ``auto`` runs pure Python with a warning.
+
 ``rummy_env.implementation()`` says which one runs. ``use(impl)`` switches a running process (tests compare the
 two in one process with it): it rebinds every listed function in every loaded ``rummy_env`` module, including the
 names the engines imported from the hot modules.
@@ -21,10 +24,13 @@ names the engines imported from the hot modules.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
+import json
 import os
 import sys
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -66,12 +72,52 @@ def requested() -> str:
     return value
 
 
+_stale: list[str] | None = None
+
+
+def stale_twins() -> list[str]:
+    """The built twins whose source changed since the build (``_sources.json``, written by ``setup.py``, holds the
+    SHA-256 of each source compiled; a build without it counts as stale: nothing says what it was built from)."""
+    global _stale
+    if _stale is None:
+        package = importlib.util.find_spec("rummy_env._compiled")
+        folder = os.path.dirname(package.origin) if package and package.origin else ""
+        try:
+            with open(os.path.join(folder, "_sources.json"), encoding="utf-8") as f:
+                built = json.load(f)
+        except (OSError, ValueError):
+            built = {}
+        out = []
+        for module, twin in TWINS.items():
+            spec = importlib.util.find_spec(module) if module not in sys.modules else sys.modules[module].__spec__
+            try:
+                with open(spec.origin, "rb") as f:  # type: ignore[union-attr, arg-type]
+                    digest = hashlib.sha256(f.read()).hexdigest()
+            except (OSError, AttributeError, TypeError):
+                digest = None
+            if built.get(twin) != digest:
+                out.append(twin)
+        _stale = out
+    return list(_stale)
+
+
 def compiled_available() -> bool:
-    """Are all the compiled twins built (importable extension modules)?"""
+    """Are all the compiled twins built (importable extension modules) from the current source files?"""
     try:
-        return all(importlib.util.find_spec(twin) is not None for twin in TWINS.values())
+        if not all(importlib.util.find_spec(twin) is not None for twin in TWINS.values()):
+            return False
     except ImportError:
         return False
+    stale = stale_twins()
+    if stale:
+        warnings.warn(
+            f"the compiled twins {', '.join(stale)} were built from older sources: running pure Python; rebuild "
+            f"them ({BUILD_HINT})",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return False
+    return True
 
 
 def _resolve(value: str) -> str:
@@ -83,7 +129,10 @@ def _resolve(value: str) -> str:
     if compiled_available():
         return "compiled"
     if value == "compiled":
-        raise CompiledNotBuiltError(f"{ENV_VAR}=compiled but the compiled modules are not built; {BUILD_HINT}")
+        raise CompiledNotBuiltError(
+            f"{ENV_VAR}=compiled but the compiled modules are not built (or were built from older sources); "
+            f"{BUILD_HINT}"
+        )
     return "python"
 
 
