@@ -59,6 +59,7 @@ def _register() -> list[str]:
 
 
 REGISTERED = _register()
+implementation()  # RUMMY_ENV_IMPL is read now: a bad value, or compiled without a build, fails the import itself
 
 
 def __getattr__(name: str) -> Any:

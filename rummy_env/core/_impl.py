@@ -8,7 +8,7 @@ its listed functions by the twin's before anything imports them, so the engines 
 dispatch per call. Only functions over plain data (and table melds, read through their attributes) are listed:
 nothing that makes an object of a class of the module, so class identity never differs between the two.
 
-Selection: the environment variable ``RUMMY_ENV_IMPL``, read once at the first import of a hot module:
+Selection: the environment variable ``RUMMY_ENV_IMPL``, read once when ``rummy_env`` is first imported:
 
 - ``auto`` (default): compiled when the twins are built, else python;
 - ``python``: the pure-Python reference;
