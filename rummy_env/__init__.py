@@ -4,6 +4,8 @@
 no environment module (they load on first use) and never torch; it registers the environments with PettingZoo's
 registry (``pettingzoo.make("aec", "rummy_env/contract-v0")``, where the installed PettingZoo has one) and with
 Gymnasium (``gymnasium.make("rummy_env/Contract-v0")``: ``rummy_env.wrappers.SingleAgentEnv``).
+``rummy_env.implementation()`` says whether the engines' hot rules functions run as pure Python or compiled
+(``RUMMY_ENV_IMPL``, docs/performance.md).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import importlib
 from typing import Any
 
 from . import _aliases
+from .core._impl import implementation
 from .registry import GAMES, game
 
 _aliases.install()
@@ -56,6 +59,7 @@ def _register() -> list[str]:
 
 
 REGISTERED = _register()
+implementation()  # RUMMY_ENV_IMPL is read now: a bad value, or compiled without a build, fails the import itself
 
 
 def __getattr__(name: str) -> Any:
@@ -66,4 +70,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'rummy_env' has no attribute {name!r}")
 
 
-__all__ = ["make", "game", "GAMES", "ENVS", "PETTINGZOO_IDS", "GYMNASIUM_IDS", "REGISTERED", "__version__"]
+__all__ = ["make", "game", "implementation", "GAMES", "ENVS", "PETTINGZOO_IDS", "GYMNASIUM_IDS", "REGISTERED", "__version__"]

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..core._impl import implementation
 from ..engine import new_state
 from ..registry import game
 from ..rules import PROFILES
@@ -190,6 +191,7 @@ def bench_engine(profile: str, seconds: float, seed: int = 0) -> dict[str, Any]:
     return {
         "profile": profile,
         "layer": "engine",
+        "impl": implementation(),
         "decisions": decisions,
         "sessions": sessions,
         "seconds": round(secs, 2),

@@ -1,2 +1,3 @@
 """Primitives every profile shares: card kinds and shoes (``cards``), meld types, validation and searches
-(``melds``). Imports nothing else of the package."""
+(``melds``), and ``_impl``, which selects the pure-Python or the compiled twin of the hot rules functions. Imports
+nothing else of the package."""

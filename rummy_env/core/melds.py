@@ -17,7 +17,7 @@ import re
 from itertools import combinations
 from typing import Any, NamedTuple, Protocol
 
-from .cards import (
+from ..core.cards import (  # the same path from the compiled twin (rummy_env._compiled)
     JOKER,
     NUM_RANKS,
     RANKS,
@@ -867,3 +867,16 @@ def final_partition(counts: list[int], n_runs: int, rules: MeldRules) -> list[tu
     if rec(n_runs, jokers):
         return result
     return None
+
+
+# the compiled twin (rummy_env._compiled.melds, same source) takes over these functions when selected (core/_impl.py)
+from ..core._impl import install as _install  # noqa: E402
+
+_install(
+    globals(),
+    (
+        "pos_kind", "layoff_fits", "set_joker_suit", "lay_off", "joker_place_fits", "runs_adjacent", "run_conflicts",
+        "_rank_costs", "_groups_possible", "run_presence", "_windows", "_window_candidates", "can_make_contract",
+        "_joker_runs", "_take_run", "final_partition",
+    ),
+)

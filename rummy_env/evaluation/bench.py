@@ -74,6 +74,7 @@ def bench_env(profile: str, seconds: float, seed: int = 0, memory: bool = True, 
     res = {
         "profile": profile,
         "layer": "pettingzoo_aec",
+        "impl": rummy_env.implementation(),
         "decisions": decisions,
         "sessions": sessions,
         "seconds": round(secs, 2),

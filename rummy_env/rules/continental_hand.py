@@ -742,3 +742,10 @@ def bench_can_go_out(n: int = 20000, seed: int = 0) -> dict[str, float]:
         out[f"{name}_warm_us"] = warm / len(hands) * 1e6
         out[f"{name}_true_fraction"] = hits / len(hands)
     return out
+
+
+# the compiled twin (rummy_env._compiled.continental_hand, same source) takes over these functions when selected
+# (not find_partition: it makes Run objects, a class of the module)
+from ..core._impl import install as _install  # noqa: E402
+
+_install(globals(), ("count_wilds", "payment_w", "can_go_out", "fitting_discards", "one_suit_possible"))

@@ -17,7 +17,9 @@ from ..core.melds import GROUP, MAX_POS, RUN, Meld, can_make_contract, joker_pla
 
 def meld_ends(meld: Meld) -> tuple[int, ...]:
     """The ends a card can be added at: 0 (a group's only end, a run's low end) and 1 (a run's high end)."""
-    return (0, 1) if meld.kind == RUN else (0,)
+    if meld.kind == RUN:
+        return (0, 1)
+    return (0,)
 
 
 def layoff_options(meld: Meld) -> list[tuple[int, int]]:
@@ -162,3 +164,15 @@ def _meld_reachable(meld: Meld, outside: list[int], rules: Any) -> bool:
             if k == JOKER and outside[pos_kind(meld.suit, meld.low + i)]:
                 return True  # a swap could change the table
     return False
+
+
+# the compiled twin (rummy_env._compiled.contract_layoff, same source) takes over these functions when selected
+from ..core._impl import install as _install  # noqa: E402
+
+_install(
+    globals(),
+    (
+        "meld_ends", "layoff_options", "layoff_chains", "_chain", "may_swap", "joker_placeable", "swap_takes",
+        "fits_after_layoff", "nothing_fits", "_meld_reachable",
+    ),
+)

@@ -279,3 +279,15 @@ def final_layout(
         if parts is not None:
             return parts, k
     return None
+
+
+# the compiled twin (rummy_env._compiled.contract_opening, same source) takes over these functions when selected
+from ..core._impl import install as _install  # noqa: E402
+
+_install(
+    globals(),
+    (
+        "sub_multisets", "_sub_multisets", "rest_ok", "in_some_contract_meld", "_in_some_group", "_in_some_run",
+        "opening_melds", "_opening_groups", "_opening_runs", "opening_rest_ok", "extra_meld_with", "final_layout",
+    ),
+)

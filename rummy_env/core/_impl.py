@@ -1,0 +1,213 @@
+"""Which implementation of the engines' hot rules functions runs: the pure-Python reference or its compiled twin.
+
+The hot modules (``core.melds``, ``rules.contract_opening``, ``rules.contract_layoff``, ``rules.continental_hand``)
+are also compiled, from the same source files, by Cython into extension modules ``rummy_env._compiled.<name>``
+(``setup.py``; optional: without Cython or a C compiler the package installs and runs in pure Python). Each hot
+module ends with ``install(globals(), NAMES)``: when the compiled implementation is selected, the module replaces
+its listed functions by the twin's before anything imports them, so the engines call the compiled code with no
+dispatch per call. Only functions over plain data (and table melds, read through their attributes) are listed:
+nothing that makes an object of a class of the module, so class identity never differs between the two.
+
+Selection: the environment variable ``RUMMY_ENV_IMPL``, read once when ``rummy_env`` is first imported:
+
+- ``auto`` (default): compiled when the twins are built, else python;
+- ``python``: the pure-Python reference;
+- ``compiled``: the twins; ``CompiledNotBuiltError`` (an ``ImportError``) with the build command if they are not built.
+
+Twins built from older sources than the ``.py`` files (an edit without a rebuild; ``setup.py`` records the SHA-256
+of each source in ``_compiled/_sources.json``) count as not built: ``auto`` runs pure Python with a warning.
+
+``rummy_env.implementation()`` says which one runs. ``use(impl)`` switches a running process (tests compare the
+two in one process with it): it rebinds every listed function in every loaded ``rummy_env`` module, including the
+names the engines imported from the hot modules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+import sys
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+ENV_VAR = "RUMMY_ENV_IMPL"
+CHOICES = ("auto", "python", "compiled")
+#: hot module -> its twin under ``rummy_env._compiled``
+TWINS = {
+    "rummy_env.core.melds": "rummy_env._compiled.melds",
+    "rummy_env.rules.contract_opening": "rummy_env._compiled.contract_opening",
+    "rummy_env.rules.contract_layoff": "rummy_env._compiled.contract_layoff",
+    "rummy_env.rules.continental_hand": "rummy_env._compiled.continental_hand",
+}
+BUILD_HINT = (
+    'build them with a C compiler and Cython installed: pip install "Cython>=3" && pip install -e . '
+    "(or python setup.py build_ext --inplace in a source checkout)"
+)
+
+
+class ImplementationError(ValueError):
+    """``RUMMY_ENV_IMPL`` (or ``use``) names no implementation."""
+
+
+class CompiledNotBuiltError(ImportError):
+    """The compiled implementation was asked for but its extension modules are not built."""
+
+
+#: hot module -> {function name: the pure-Python function}
+_PYTHON: dict[str, dict[str, Callable[..., Any]]] = {}
+_current: str | None = None
+
+
+def requested() -> str:
+    """The implementation ``RUMMY_ENV_IMPL`` asks for (``auto`` when unset); ``ImplementationError`` if unknown."""
+    value = os.environ.get(ENV_VAR, "auto").strip().lower() or "auto"
+    if value not in CHOICES:
+        raise ImplementationError(
+            f"{ENV_VAR}={os.environ.get(ENV_VAR)!r} is not an implementation; allowed: {', '.join(CHOICES)}"
+        )
+    return value
+
+
+_stale: list[str] | None = None
+
+
+def stale_twins() -> list[str]:
+    """The built twins whose source changed since the build (``_sources.json``, written by ``setup.py``, holds the
+    SHA-256 of each source compiled; a build without it counts as stale: nothing says what it was built from)."""
+    global _stale
+    if _stale is None:
+        package = importlib.util.find_spec("rummy_env._compiled")
+        folder = os.path.dirname(package.origin) if package and package.origin else ""
+        try:
+            with open(os.path.join(folder, "_sources.json"), encoding="utf-8") as f:
+                built = json.load(f)
+        except (OSError, ValueError):
+            built = {}
+        out = []
+        for module, twin in TWINS.items():
+            spec = importlib.util.find_spec(module) if module not in sys.modules else sys.modules[module].__spec__
+            try:
+                with open(spec.origin, "rb") as f:  # type: ignore[union-attr, arg-type]
+                    digest = hashlib.sha256(f.read()).hexdigest()
+            except (OSError, AttributeError, TypeError):
+                digest = None
+            if built.get(twin) != digest:
+                out.append(twin)
+        _stale = out
+    return list(_stale)
+
+
+def compiled_available() -> bool:
+    """Are all the compiled twins built (importable extension modules) from the current source files?"""
+    try:
+        if not all(importlib.util.find_spec(twin) is not None for twin in TWINS.values()):
+            return False
+    except ImportError:
+        return False
+    stale = stale_twins()
+    if stale:
+        warnings.warn(
+            f"the compiled twins {', '.join(stale)} were built from older sources: running pure Python; rebuild "
+            f"them ({BUILD_HINT})",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return False
+    return True
+
+
+def _resolve(value: str) -> str:
+    """``python`` or ``compiled`` for a requested value (``auto`` resolved); raises if compiled is not built."""
+    if value not in CHOICES:
+        raise ImplementationError(f"implementation {value!r} is unknown; allowed: {', '.join(CHOICES)}")
+    if value == "python":
+        return "python"
+    if compiled_available():
+        return "compiled"
+    if value == "compiled":
+        raise CompiledNotBuiltError(
+            f"{ENV_VAR}=compiled but the compiled modules are not built (or were built from older sources); "
+            f"{BUILD_HINT}"
+        )
+    return "python"
+
+
+def implementation() -> str:
+    """The implementation of the hot rules functions in use in this process: ``"python"`` or ``"compiled"``."""
+    global _current
+    if _current is None:
+        _current = _resolve(requested())
+    return _current
+
+
+def install(namespace: dict[str, Any], names: tuple[str, ...]) -> None:
+    """Called at the end of a hot module with its ``globals()``: record its pure-Python functions ``names`` and,
+    when the compiled implementation is selected, replace them by the twin's. A no-op inside the twin itself."""
+    module = namespace["__name__"]
+    if module not in TWINS:
+        return  # the compiled twin (or a copy under another name) runs its own code
+    _PYTHON[module] = {n: namespace[n] for n in names}
+    if implementation() == "compiled":
+        twin = importlib.import_module(TWINS[module])
+        for n in names:
+            namespace[n] = getattr(twin, n)
+
+
+def functions(impl: str) -> dict[str, dict[str, Callable[..., Any]]]:
+    """Hot module -> {name: function} of ``impl`` (``python`` or ``compiled``) for the hot modules loaded so far."""
+    if impl == "python":
+        return {m: dict(fns) for m, fns in _PYTHON.items()}
+    if impl != "compiled":
+        raise ImplementationError(f"implementation {impl!r} is unknown; allowed: python, compiled")
+    if not compiled_available():
+        raise CompiledNotBuiltError(f"the compiled modules are not built; {BUILD_HINT}")
+    out = {}
+    for m, fns in _PYTHON.items():
+        twin = importlib.import_module(TWINS[m])
+        out[m] = {n: getattr(twin, n) for n in fns}
+    return out
+
+
+def rebind(replacements: dict[int, Callable[..., Any]], include_twins: bool) -> int:
+    """Replace, in every loaded ``rummy_env`` module, each global whose ``id`` is a key of ``replacements`` by its
+    value (the compiled twins' own modules only with ``include_twins``); the number of names rebound."""
+    n = 0
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not (name == "rummy_env" or name.startswith("rummy_env.")):
+            continue
+        if name.startswith("rummy_env._compiled.") and not include_twins:
+            continue
+        ns = getattr(mod, "__dict__", None)
+        if not isinstance(ns, dict):
+            continue
+        for key, value in list(ns.items()):
+            new = replacements.get(id(value))
+            if new is not None and new is not value:
+                ns[key] = new
+                n += 1
+    return n
+
+
+def use(impl: str) -> str:
+    """Switch this process to ``impl`` (``python``, ``compiled`` or ``auto``); the implementation used before.
+
+    Rebinds the hot functions wherever a loaded ``rummy_env`` module holds them. For tests and benchmarks that
+    compare the two in one process; ordinary use selects with ``RUMMY_ENV_IMPL`` before the first import."""
+    global _current
+    before = implementation()
+    target = _resolve(impl)
+    py = functions("python")
+    if target == "compiled":
+        comp = functions("compiled")
+        table = {id(py[m][n]): comp[m][n] for m in py for n in py[m]}
+        rebind(table, include_twins=True)  # a twin imported in python mode bound the python functions
+    else:
+        comp = functions("compiled") if compiled_available() else {}
+        table = {id(comp[m][n]): py[m][n] for m in comp for n in comp[m]}
+        rebind(table, include_twins=False)
+    _current = target
+    return before

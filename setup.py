@@ -1,0 +1,98 @@
+"""Optional Cython build of the compiled twins (``rummy_env._compiled``); everything else is in pyproject.toml.
+
+The hot pure-Python modules are compiled, from the same source files, into extension modules under
+``rummy_env._compiled`` (``rummy_env/core/_impl.py`` selects between the two at run time, ``RUMMY_ENV_IMPL``). The build
+is optional: without Cython or a working C compiler, or with ``RUMMY_ENV_NO_COMPILE=1``, the package installs and
+runs in pure Python (a warning is printed, the install does not fail).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+#: extension module -> the pure-Python source it is compiled from
+TWINS = {
+    "rummy_env._compiled.melds": "rummy_env/core/melds.py",
+    "rummy_env._compiled.contract_opening": "rummy_env/rules/contract_opening.py",
+    "rummy_env._compiled.contract_layoff": "rummy_env/rules/contract_layoff.py",
+    "rummy_env._compiled.continental_hand": "rummy_env/rules/continental_hand.py",
+}
+#: Python semantics kept exactly: annotations are not C types (a ``list[int]`` argument still takes any sequence),
+#: no C division, bounds or wrap-around shortcuts
+DIRECTIVES = {
+    "language_level": 3,
+    "annotation_typing": False,
+    "binding": True,
+    "embedsignature": True,
+}
+
+
+def _warn(message: str) -> None:
+    print(f"WARNING (rummy_env): {message}; installing the pure-Python implementation only", file=sys.stderr)
+
+
+class OptionalBuildExt(build_ext):
+    """``build_ext`` whose failures (no compiler, no headers) warn instead of failing the install."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:  # noqa: BLE001 - any build failure falls back to pure Python
+            _warn(f"the compiled modules were not built ({exc})")
+            return
+        self._write_source_digests()
+
+    def _write_source_digests(self) -> None:
+        """``_sources.json`` beside the built twins: the SHA-256 of each source they were compiled from, so that
+        ``rummy_env.core._impl`` never runs twins older than the source (an edit without a rebuild)."""
+        digests = {}
+        out_dir = None
+        for ext in self.extensions:
+            path = self.get_ext_fullpath(ext.name)
+            if not os.path.exists(path):
+                return  # a twin failed to build: no digests, the package runs in pure Python
+            out_dir = os.path.dirname(path)
+            with open(TWINS[ext.name], "rb") as f:
+                digests[ext.name] = hashlib.sha256(f.read()).hexdigest()
+        if out_dir is not None:
+            with open(os.path.join(out_dir, "_sources.json"), "w", encoding="utf-8") as f:
+                json.dump(digests, f, indent=1, sort_keys=True)
+
+    def build_extension(self, ext) -> None:  # type: ignore[no-untyped-def]
+        if self.compiler.compiler_type == "unix":
+            ext.extra_compile_args = [*ext.extra_compile_args, "-g0"]  # no debug info: a third of the build time
+        try:
+            super().build_extension(ext)
+        except Exception as exc:  # noqa: BLE001
+            _warn(f"{ext.name} was not built ({exc})")
+
+
+def _extensions() -> list:
+    if os.environ.get("RUMMY_ENV_NO_COMPILE", "").strip() not in ("", "0"):
+        _warn("RUMMY_ENV_NO_COMPILE is set")
+        return []
+    try:
+        from Cython.Build import cythonize
+        from setuptools import Extension
+    except ImportError:
+        _warn("Cython is not installed")
+        return []
+    try:
+        return cythonize(
+            [Extension(name, [src]) for name, src in TWINS.items()],
+            compiler_directives=DIRECTIVES,
+            build_dir="build/cython",
+            quiet=True,
+        )
+    except Exception as exc:  # noqa: BLE001
+        _warn(f"Cython could not translate the modules ({exc})")
+        return []
+
+
+setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})
