@@ -133,7 +133,7 @@ def test_rewards_are_the_learning_seats_own(ppo, weights) -> None:
         assert batch.done[rows[-1]] and not batch.done[rows[:-1]].any()
         own = -sum(ep["round_scores"]) / 100.0
         assert batch.reward[rows].sum() == pytest.approx(own, abs=1e-5)
-        assert ep["return"] == pytest.approx(own, abs=1e-9)
+        assert ep["return"] == pytest.approx(own, abs=1e-6)  # summed from VectorEnv's float32 rewards
         leaks_visible += own != 0
     assert leaks_visible  # the check has power: penalties differ between seats
     # chains are linked in order and each row's successor belongs to the same chain

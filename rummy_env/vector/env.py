@@ -26,6 +26,7 @@ from ..envs.session import (
     session_results,
 )
 from ..registry import game
+from .table import TableEnv
 
 #: AEC-env arguments that have no meaning for a batched env (no rendering, no truncation, illegal actions raise)
 AEC_ONLY_KEYS = ("render_mode", "illegal_action", "max_steps", "max_cycles", "illegal_reward")
@@ -261,6 +262,25 @@ class VectorEnv:
     def public_view(self, i: int, seat: int) -> Any:
         """Everything ``seat`` at table ``i`` may know (``rummy_env.engine.view``)."""
         return self._table(i).public_view(int(seat))
+
+    def observe(self, i: int, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """The observation of ``seat`` at table ``i`` now, whoever is to move (the AEC env's
+        ``observe(agent)["observation"]``): a new float32 array, or written into ``out`` (a float32 C-contiguous
+        array of ``obs_size`` items, e.g. a row of a batch). Training reads it to value a seat's position
+        off-turn."""
+        st = self._table(i)
+        if not isinstance(seat, (int, np.integer)) or isinstance(seat, bool) or not 0 <= seat < self.num_players:
+            raise VectorConfigError(f"seat {seat!r}; allowed: 0..{self.num_players - 1}")
+        row = np.zeros(self.obs_size, dtype=np.float32) if out is None else out
+        _encode_into(self.observer, st, int(seat), row)
+        return row
+
+    def table(self, i: int) -> TableEnv:
+        """Table ``i`` as an env-like object for bots: ``bot.act(vec.table(i), agent)`` plays the seat to move
+        there (``rummy_env.vector.table.TableEnv``: ``public_view``, ``action_mask``, ``observe``,
+        ``agent_selection``; a live, read-only view of the table)."""
+        self._table(i)
+        return TableEnv(self, int(i))
 
     def legal_actions(self, i: int) -> list[int]:
         """The legal action ids at table ``i`` (the ones ``mask[i]`` marks)."""
