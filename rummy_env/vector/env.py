@@ -72,6 +72,8 @@ class VectorEnv:
     Arrays (allocated once, REUSED: every ``reset`` / ``step`` overwrites them in place; copy what you keep):
     ``obs`` float32 ``(num_envs, obs_size)``, ``mask`` bool ``(num_envs, num_actions)``, ``seat`` int64
     ``(num_envs,)``, ``rewards`` float32 ``(num_envs, num_players)``, ``done`` bool ``(num_envs,)``.
+    ``observe_seats`` bool ``(num_envs, num_players)``, all True at first, is yours to set: where
+    ``observe_seats[i, seat[i]]`` is False, ``obs[i]`` is left zeros (the observer is not run for that decision).
     """
 
     def __init__(self, profile: str, num_envs: int, seed: int | None = None, **env_config: Any):
@@ -117,6 +119,9 @@ class VectorEnv:
         self.rewards = np.zeros((e, n), dtype=np.float32)
         self.done = np.zeros(e, dtype=bool)
         self._obs_rows = list(self.obs)
+        #: per table and seat: write the observation when that seat is to move (False: the row is zeros instead;
+        #: for seats played by bots that read ``table(i)``, which saves the observer's time). All True at first.
+        self.observe_seats = np.ones((e, n), dtype=bool)
         self._arange = np.arange(e)
         self._mask_rows = list(self.mask)
         #: per table: the ``results()`` dict of its last finished session (None until one finishes)
@@ -171,7 +176,10 @@ class VectorEnv:
         row = self._mask_rows[i]
         row.fill(False)
         row[st.legal_actions()] = True
-        _encode_into(self.observer, st, seat, self._obs_rows[i])
+        if self.observe_seats[i, seat]:
+            _encode_into(self.observer, st, seat, self._obs_rows[i])
+        else:
+            self._obs_rows[i].fill(0.0)
 
     # stepping -------------------------------------------------------------------------------------------------
     def _check_actions(self, actions: Any) -> list[int]:
