@@ -64,13 +64,14 @@ def test_ppo_script_smoke(tmp_path: Path, args: str) -> None:
     assert (run / "progress.jsonl").read_text().count("\n") == 2 and (run / "eval.jsonl").exists()
 
 
-def test_warm_start_only_run_with_a_worker_ends_cleanly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", [1, 2])
+def test_warm_start_only_run_with_a_worker_ends_cleanly(tmp_path: Path, workers: int) -> None:
     """Issue 16: ``total_steps: 0`` with ``num_workers >= 1`` (behaviour cloning only) ended with a BrokenPipeError
     traceback from the rollout worker; it must end cleanly, with the warm-started checkpoint written."""
     save = tmp_path / "bc"
     args = (
-        "--total-steps 0 --bc-decisions 300 --num-workers 1 --num-envs 2 --steps-per-update 256 --trunk [16] "
-        "--eval-every 0 --final-eval-sessions 0 --progress-bar false --set 'env_config={rounds: [1]}'"
+        f"--total-steps 0 --bc-decisions 300 --num-workers {workers} --num-envs 4 --steps-per-update 256 "
+        "--trunk [16] --eval-every 0 --final-eval-sessions 0 --progress-bar false --set 'env_config={rounds: [1]}'"
     )
     cmd = [sys.executable, str(TRAINING / "ppo.py"), *shlex.split(args)]
     cmd += ["--runs-dir", str(tmp_path / "runs"), "--save-path", str(save)]

@@ -4,8 +4,9 @@
     python training/ppo.py --config configs/ppo_contract.yaml --set seed=2 --total-steps 2e6
     python training/ppo.py --config configs/ppo_contract.yaml --resume runs/<run>/checkpoints/latest
 
-``Config``; the rollout (``Collector`` steps ``num_envs`` whole tables, one batched forward pass for all ``current``
-seats, and fills a ``RolloutBuffer`` with their decisions and each seat's own rewards); ``gae`` along each seat's
+``Config``; the rollout (``Collector`` steps ``num_envs`` whole tables in one ``rummy_env.vector.VectorEnv``, one
+batched forward pass for all ``current`` seats to move, and fills a ``RolloutBuffer`` with their decisions and each
+seat's own rewards); ``gae`` along each seat's
 chain of decisions; ``ppo_update`` (PPO-clip on the stored masks' legal actions); ``main``. The helpers beside it:
 ``seats.py``, ``opponent_pool.py``, ``ppo_workers.py``, ``warm_start.py``, ``resume.py``, ``run_log.py`` (what each
 holds: docs/training.md).
@@ -52,8 +53,9 @@ class Config:
     """environment steps to train for (decisions of every seat, learners and opponents)"""
     max_minutes: float = 0.0
     """stop after this many minutes of wall time (0: no limit); the end-of-run checkpoint is still written"""
-    num_envs: int = 16
-    """tables stepped together (split between the workers)"""
+    num_envs: int = 64
+    """tables in all, split between the collectors (max(1, num_workers)); each steps its share in one
+    rummy_env.vector.VectorEnv, with one batched forward pass per step for every learner seat to move"""
     steps_per_update: int = 4096
     """environment steps per rollout, over all tables"""
     num_workers: int = 1
