@@ -6,10 +6,9 @@
 
 ``Config``; the rollout (``Collector`` steps ``num_envs`` whole tables in one ``rummy_env.vector.VectorEnv``, one
 batched forward pass for all ``current`` seats to move, and fills a ``RolloutBuffer`` with their decisions and each
-seat's own rewards); ``gae`` along each seat's
-chain of decisions; ``ppo_update`` (PPO-clip on the stored masks' legal actions); ``main``. The helpers beside it:
-``seats.py``, ``opponent_pool.py``, ``ppo_workers.py``, ``warm_start.py``, ``resume.py``, ``run_log.py`` (what each
-holds: docs/training.md).
+seat's own rewards); ``gae`` along each seat's chain of decisions; ``ppo_update`` (PPO-clip on the stored masks'
+legal actions); ``main``. The helpers beside it: ``seats.py``, ``opponent_pool.py``, ``ppo_workers.py``,
+``warm_start.py``, ``resume.py``, ``run_log.py`` (what each holds: docs/training.md).
 """
 
 from __future__ import annotations
@@ -149,7 +148,7 @@ class RolloutBuffer:
     reward: np.ndarray  # float32: the seat's own rewards from this decision up to its next one
     done: np.ndarray  # bool: the episode ended before the seat's next decision
     next: np.ndarray  # int64: the row of the seat's next decision (-1: none in this rollout)
-    bootstrap: np.ndarray  # float32: the value standing for the rest of a chain cut here (truncated or rollout end)
+    bootstrap: np.ndarray  # float32: the value standing for the rest of a chain cut here by the rollout's end
     chain: np.ndarray  # int64: id of the seat's chain of decisions (one per seat and deal)
     env_steps: int  # environment steps of every seat
     episodes: list[dict[str, Any]]  # per recorded seat of each finished deal: chain, seat, return, round scores
