@@ -194,3 +194,69 @@ def test_deals_is_continentals_old_spelling():
     assert vec.rounds == 1
     with pytest.raises(VectorConfigError, match="rounds="):
         VectorEnv("contract", 1, deals=1)
+
+
+# ---- what training reads: any seat's observation, the tables as bots see them, observations left out -----------
+@pytest.mark.parametrize("profile,config", [("contract", {"rounds": 1}), ("continental", {"rounds": 1, "num_players": 5}),
+                                            ("contract_gamerules", {"rounds": 1, "num_players": 3})])
+def test_bots_play_a_table_as_they_play_the_aec_env(profile, config):
+    """``vec.table(i)`` answers bots as the AEC env does: a heuristic and a random bot at every seat choose the same
+    actions at each table as at an AEC env of the same seed, and ``observe(i, seat)`` is the AEC env's observation of
+    every seat, on turn or not."""
+    from rummy_env import bots
+
+    vec = VectorEnv(profile, 2, seed=4, **config)
+    vec.reset()
+    envs = [game(profile).make_env(wrapped=False, **config) for _ in range(2)]
+    for i, raw in enumerate(envs):
+        raw.reset(seed=4 + i)
+    kinds = ["heuristic", "random"]
+    mine = [[bots.load(kinds[p % 2], seed=p) for p in range(vec.num_players)] for _ in range(2)]
+    theirs = [[bots.load(kinds[p % 2], seed=p) for p in range(vec.num_players)] for _ in range(2)]
+    tables = [vec.table(i) for i in range(2)]
+    for _ in range(150):
+        actions = np.zeros(2, dtype=np.int64)
+        for i, (t, raw) in enumerate(zip(tables, envs)):
+            agent = raw.agent_selection
+            assert t.agent_selection == agent and t.unwrapped is t
+            for a in raw.possible_agents:
+                np.testing.assert_array_equal(vec.observe(i, raw.agent_name_mapping[a]), raw.observe(a)["observation"])
+                np.testing.assert_array_equal(t.action_mask(a), raw.action_mask(a))
+            seat = raw.agent_name_mapping[agent]
+            actions[i] = mine[i][seat].act(t, agent)
+            assert actions[i] == theirs[i][seat].act(raw, agent)
+        _, _, _, _, done = vec.step(actions)
+        for i, raw in enumerate(envs):
+            raw.step(int(actions[i]))
+            assert done[i] == raw.session_over
+            if raw.session_over:
+                raw.reset()
+    with pytest.raises(ValueError, match="unknown agent"):
+        tables[0].public_view("player_9")
+    with pytest.raises(VectorConfigError, match="seat"):
+        vec.observe(0, vec.num_players)
+
+
+def test_observe_seats_leaves_out_the_observations_of_unmarked_seats():
+    """``observe_seats[i, p] = False``: table i's observation row is zeros whenever seat p is to move, the other
+    tables' rows are unchanged, and the games, masks and seats are the same as with every seat observed."""
+    full = VectorEnv("contract", 3, seed=2, rounds=1)
+    part = VectorEnv("contract", 3, seed=2, rounds=1)
+    full.reset()
+    part.reset()
+    part.observe_seats[1, :] = False
+    part.observe_seats[2, 0] = False
+    rng = np.random.default_rng(0)
+    left_out = 0
+    for _ in range(300):
+        actions = random_legal_actions(full.mask, rng)
+        full.step(actions)
+        part.step(actions)
+        assert np.array_equal(full.mask, part.mask) and np.array_equal(full.seat, part.seat)
+        for i in range(3):
+            if part.observe_seats[i, part.seat[i]]:
+                assert np.array_equal(full.obs[i], part.obs[i])
+            else:
+                assert not part.obs[i].any() and full.obs[i].any()
+                left_out += 1
+    assert left_out > 300  # table 1 always, table 2 at seat 0's decisions

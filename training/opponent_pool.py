@@ -20,6 +20,7 @@ from common import bot_unavailable_reason
 from rummy_env import bots as bot_registry
 
 ROLES = ("current", "past", "heuristic", "random")
+BOT_ROLES = ("heuristic", "random")  # the roles played by a bot (one object per table and seat)
 
 
 def pool_weights(cfg: Any, kwargs: dict[str, Any]) -> dict[str, float]:
@@ -53,7 +54,7 @@ class SeatRoles:
         self.weights = pool_weights(cfg, kwargs)
         self.snapshots: dict[str, Any] = {}  # name -> frozen network
         # one bot object per (table, seat) for the bot roles, re-seeded at every deal
-        kinds = {"teacher": teacher} if teacher else {r: r for r in ("heuristic", "random") if self.weights[r] > 0}
+        kinds = {"teacher": teacher} if teacher else {r: r for r in BOT_ROLES if self.weights[r] > 0}
         self.bots = [
             {r: [bot_registry.load(b, seed=0) for _ in range(num_seats)] for r, b in kinds.items()}
             for _ in range(num_envs)
@@ -101,7 +102,8 @@ class SeatRoles:
         return roles
 
     def bot_act(self, e: int, seat: int, env: Any) -> int:
-        """The action of the bot playing ``seat`` of table ``e`` (a bot role or the teacher)."""
+        """The action of the bot playing ``seat`` of table ``e`` (a bot role or the teacher); ``env``: the table as
+        bots read it (``VectorEnv.table(e)``)."""
         return self.bots[e][self.roles[e][seat]][seat].act(env, env.agent_selection)
 
     def network(self, role: str, current: Any) -> Any:

@@ -4,11 +4,11 @@
     python training/ppo.py --config configs/ppo_contract.yaml --set seed=2 --total-steps 2e6
     python training/ppo.py --config configs/ppo_contract.yaml --resume runs/<run>/checkpoints/latest
 
-``Config``; the rollout (``Collector`` steps ``num_envs`` whole tables, one batched forward pass for all ``current``
-seats, and fills a ``RolloutBuffer`` with their decisions and each seat's own rewards); ``gae`` along each seat's
-chain of decisions; ``ppo_update`` (PPO-clip on the stored masks' legal actions); ``main``. The helpers beside it:
-``seats.py``, ``opponent_pool.py``, ``ppo_workers.py``, ``warm_start.py``, ``resume.py``, ``run_log.py`` (what each
-holds: docs/training.md).
+``Config``; the rollout (``Collector`` steps ``num_envs`` whole tables in one ``rummy_env.vector.VectorEnv``, one
+batched forward pass for all ``current`` seats to move, and fills a ``RolloutBuffer`` with their decisions and each
+seat's own rewards); ``gae`` along each seat's chain of decisions; ``ppo_update`` (PPO-clip on the stored masks'
+legal actions); ``main``. The helpers beside it: ``seats.py``, ``opponent_pool.py``, ``ppo_workers.py``,
+``warm_start.py``, ``resume.py``, ``run_log.py`` (what each holds: docs/training.md).
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ if __name__ == "__main__":  # a missing extra is one line saying what to install
     from extras import require
 
     require("training/ppo.py", "train", ["yaml", "safetensors", "torch", "tensorboard"])
-from common import env_kwargs, machine, parse_config  # noqa: E402
-from opponent_pool import SeatRoles, SnapshotPool  # noqa: E402
+from common import ConfigError, env_kwargs, machine, parse_config  # noqa: E402
+from opponent_pool import BOT_ROLES, SeatRoles, SnapshotPool  # noqa: E402
 from ppo_workers import Rollouts  # noqa: E402
 from resume import RunState, checkpoint_metadata, optimizer_tensors, resume_run  # noqa: E402
 from run_log import RunLog, final_evaluation  # noqa: E402
@@ -56,8 +56,9 @@ class Config:
     """environment steps to train for (decisions of every seat, learners and opponents)"""
     max_minutes: float = 0.0
     """stop after this many minutes of wall time (0: no limit); the end-of-run checkpoint is still written"""
-    num_envs: int = 16
-    """tables stepped together (split between the workers)"""
+    num_envs: int = 64
+    """tables in all, split between the collectors (max(1, num_workers)); each steps its share in one
+    rummy_env.vector.VectorEnv, with one batched forward pass per step for every learner seat to move"""
     steps_per_update: int = 4096
     """environment steps per rollout, over all tables"""
     num_workers: int = 1
@@ -151,7 +152,7 @@ class RolloutBuffer:
     reward: np.ndarray  # float32: the seat's own rewards from this decision up to its next one
     done: np.ndarray  # bool: the episode ended before the seat's next decision
     next: np.ndarray  # int64: the row of the seat's next decision (-1: none in this rollout)
-    bootstrap: np.ndarray  # float32: the value standing for the rest of a chain cut here (truncated or rollout end)
+    bootstrap: np.ndarray  # float32: the value standing for the rest of a chain cut here by the rollout's end
     chain: np.ndarray  # int64: id of the seat's chain of decisions (one per seat and deal)
     env_steps: int  # environment steps of every seat
     episodes: list[dict[str, Any]]  # per recorded seat of each finished deal: chain, seat, return, round scores
@@ -167,31 +168,43 @@ class RolloutBuffer:
         return len(self.action)
 
     @classmethod
-    def from_rows(cls, rows: dict[str, list], arch: dict[str, Any], **rest: Any) -> RolloutBuffer:
-        """The buffer of the lists ``rows`` (one per field of ``ROWS``) collected for a network of ``arch``."""
-        arrays = {key: np.asarray(rows[key], dtype=dtype) for key, dtype in cls.ROWS.items()}
-        arrays["obs"] = arrays["obs"].reshape(-1, arch["obs_size"])
-        arrays["mask"] = arrays["mask"].reshape(-1, arch["num_actions"])
+    def from_book(cls, book: SeatChains, arch: dict[str, Any], **rest: Any) -> RolloutBuffer:
+        """The buffer of the rows ``book`` (a ``seats.SeatChains``) collected for a network of ``arch``."""
+        arrays = {key: np.asarray(book.rows[key], dtype=dtype) for key, dtype in cls.ROWS.items() if key in book.rows}
+        empty = {"obs": (0, arch["obs_size"]), "mask": (0, arch["num_actions"])}
+        for key, chunks in (("obs", book.obs_chunks), ("mask", book.mask_chunks)):
+            rows = np.concatenate(chunks) if chunks else np.zeros(empty[key], dtype=cls.ROWS[key])
+            arrays[key] = rows.view(np.int8) if rows.dtype == bool else rows.astype(cls.ROWS[key], copy=False)
         return cls(**arrays, **rest)
 
 
 class Collector:
-    """``num_envs`` tables and who plays their seats; ``collect(n)`` steps them ``n`` times in all.
-    ``teacher``: a bot id that plays every seat, its decisions recorded (the warm start)."""
+    """``num_envs`` tables in one ``rummy_env.vector.VectorEnv`` and who plays their seats; ``collect(n)`` steps
+    them ``n`` times in all (``n / num_envs`` calls of ``VectorEnv.step``, one decision at every table each).
+    ``teacher``: a bot id that plays every seat, its decisions recorded (the warm start).
+
+    At each step the decisions of every table whose seat to move is ``current`` are answered by one batched forward
+    pass of the network (those of each frozen snapshot by one more), the bots' one by one through
+    ``VectorEnv.table(e)`` (an env-like view of table ``e``); the rewards of the step (``VectorEnv.rewards``) go to
+    each recorded seat's own last transition; a table whose session ended (``done``, dealt again by the VectorEnv)
+    closes its chains and draws new roles."""
 
     def __init__(self, cfg: Config, num_envs: int, worker: int, teacher: str | None = None):
         import torch
 
         from rummy_env.models.policy import architecture, build_policy
+        from rummy_env.vector import VectorEnv
 
         torch.set_num_threads(cfg.torch_threads)
         self.rng = np.random.default_rng([cfg.seed, worker])
-        kwargs = env_kwargs(cfg.env_config, cfg.num_players)
-        self.envs = [rummy_env.make(cfg.profile, wrapped=False, **kwargs) for _ in range(num_envs)]
-        probe = self.envs[0]
-        self.arch = architecture(probe.observer.size, probe.num_actions, trunk=cfg.trunk, activation=cfg.activation)
+        self.vec = VectorEnv(cfg.profile, num_envs, **vector_kwargs(cfg))
+        # table e plays the games of seed s + e and their seeded stream (VectorEnv's seeding), s drawn from the rng
+        self.vec.reset(seed=int(self.rng.integers(2**31 - num_envs)))
+        self.tables = [self.vec.table(e) for e in range(num_envs)]  # what the bots read
+        self.arch = architecture(self.vec.obs_size, self.vec.num_actions, trunk=cfg.trunk, activation=cfg.activation)
         self.model = build_policy(self.arch)
-        self.seats = SeatRoles(cfg, kwargs, self.arch, num_envs, len(probe.possible_agents), self.rng, teacher)
+        self.seats = SeatRoles(cfg, env_kwargs(cfg.env_config, cfg.num_players), self.arch, num_envs,
+                               self.vec.num_players, self.rng, teacher)
         self.book = SeatChains(num_envs, worker, tuple(RolloutBuffer.ROWS))  # each recorded seat's transitions
         for e in range(num_envs):
             self._new_deal(e)
@@ -205,70 +218,83 @@ class Collector:
         self.seats.set_snapshots(snapshots)
 
     def _new_deal(self, e: int) -> None:
-        """Deal table ``e`` afresh with new roles; each recorded seat starts a chain of decisions."""
-        self.book.new_deal(e, self.seats.deal(e))
-        self.envs[e].reset(seed=int(self.rng.integers(2**31)))
+        """Table ``e`` starts a session (the VectorEnv dealt it): new roles; each recorded seat starts a chain. The
+        VectorEnv writes observations for the seats that a network plays (bots read the table itself)."""
+        roles = self.seats.deal(e)
+        self.book.new_deal(e, roles)
+        vec = self.vec
+        vec.observe_seats[e] = [role not in BOT_ROLES for role in roles]
+        seat = int(vec.seat[e])
+        if vec.observe_seats[e, seat]:  # the first decision was written under the last session's roles
+            vec.observe(e, seat, out=vec.obs[e])
 
     def collect(self, num_steps: int) -> RolloutBuffer:
-        """Step the tables ``num_steps`` times in all; the recorded seats' transitions."""
-        book, steps = self.book, 0
+        """Step the tables ``num_steps`` times in all (rounded up to whole steps of every table); the recorded
+        seats' transitions."""
+        book, vec, steps = self.book, self.vec, 0
         book.begin()
         while steps < num_steps:
-            chosen = self._decide()
-            for e, env in enumerate(self.envs):  # step every table; each seat's reward goes to its own transition
-                env.step(chosen[e])
-                steps += 1
-                book.credit(e, env)
-                over = env.session_over
-                if over or any(env.truncations.values()):  # close the deal's chains, deal again
-                    book.end_deal(e, env, self.seats.roles[e], truncated=not over, value=self._values)
-                    self._new_deal(e)
+            _, _, _, rewards, done = vec.step(self._decide())
+            steps += vec.num_envs
+            book.credit(rewards)  # each seat's reward goes to its own transition
+            for e in np.flatnonzero(done).tolist():  # close the session's chains; the table was dealt again
+                book.end_deal(e, vec.final_results[e], self.seats.roles[e])
+                self._new_deal(e)
         cut = book.cut()  # chains cut by the end of the rollout: bootstrap with V(the seat's observation)
         if cut:
-            o = np.stack([self.envs[e].observe(self.envs[e].possible_agents[s])["observation"] for e, s, _ in cut])
+            o = np.stack([vec.observe(e, s) for e, s, _ in cut])
             for v, (_, _, i) in zip(self._values(o), cut):
                 book.rows["bootstrap"][i] = float(v)
-        return RolloutBuffer.from_rows(
-            book.rows, self.arch, env_steps=steps, episodes=book.episodes, reward_after_cut=book.reward_after_cut
+        return RolloutBuffer.from_book(
+            book, self.arch, env_steps=steps, episodes=book.episodes, reward_after_cut=book.reward_after_cut
         )
 
-    def _decide(self) -> dict[int, int]:
+    def _decide(self) -> np.ndarray:
         """The action at every table: bots one by one; the current network, and each frozen snapshot, in one batched
-        forward pass (in a warm start the teacher's actions, with the current network's values). The decisions of
-        recorded seats become rows."""
-        chosen: dict[int, int] = {}
+        forward pass over the tables where it is to move (in a warm start the teacher's actions, with the current
+        network's values). The decisions of recorded seats become rows."""
+        vec, roles, seats = self.vec, self.seats.roles, self.vec.seat.tolist()
+        actions = np.empty(vec.num_envs, dtype=np.int64)
         groups: dict[str, list[int]] = defaultdict(list)
-        for e, env in enumerate(self.envs):
-            seat = self._seat(e)
-            role = self.seats.roles[e][seat]
-            if role in ("heuristic", "random"):
-                chosen[e] = self.seats.bot_act(e, seat, env)
+        for e, seat in enumerate(seats):
+            role = roles[e][seat]
+            if role in BOT_ROLES:
+                actions[e] = self.seats.bot_act(e, seat, self.tables[e])
             else:
                 groups[role].append(e)
         for role, es in groups.items():
-            views = [self.envs[e].observe(self.envs[e].agent_selection) for e in es]
-            o = np.stack([v["observation"] for v in views])
-            m = np.stack([v["action_mask"] for v in views])
+            o, m = vec.obs[es], vec.mask[es]  # copies (fancy indexing): the rows keep them
             if role == "teacher":
-                a = np.array([self.seats.bot_act(e, self._seat(e), self.envs[e]) for e in es], dtype=np.int64)
+                a = np.array([self.seats.bot_act(e, seats[e], self.tables[e]) for e in es], dtype=np.int64)
                 lp, v = np.zeros(len(es), dtype=np.float32), self._values(o)
             else:
                 a, lp, v = self.seats.network(role, self.model).act(o, m, rng=self.rng)
-            for k, e in enumerate(es):
-                chosen[e] = int(a[k])
-                if role in RECORDED:
-                    self.book.record(e, self._seat(e), obs=o[k], mask=m[k], action=a[k], logp=lp[k], value=v[k])
-        return chosen
-
-    def _seat(self, e: int) -> int:
-        env = self.envs[e]
-        return env.agent_name_mapping[env.agent_selection]
+            actions[es] = a
+            if role in RECORDED:
+                self.book.record(es, [seats[e] for e in es], o, m, action=a, logp=lp, value=v)
+        return actions
 
     def _values(self, obs: np.ndarray) -> np.ndarray:
         import torch
 
         with torch.no_grad():
             return self.model.value(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))).numpy()
+
+
+def vector_kwargs(cfg: Config) -> dict[str, Any]:
+    """The ``VectorEnv`` arguments of the run's ``env_config`` and ``num_players``; a ``ConfigError`` for the AEC
+    env's arguments that VectorEnv has no use for (the rollouts cannot truncate, render or meet an illegal action)."""
+    from rummy_env.vector import AEC_ONLY_KEYS
+
+    kwargs = env_kwargs(cfg.env_config, cfg.num_players)
+    aec_only = sorted(k for k in kwargs if k in AEC_ONLY_KEYS)
+    if aec_only:
+        raise ConfigError(
+            f"env_config={cfg.env_config!r}: {aec_only} only mean something to the AEC env; training/ppo.py collects "
+            "through rummy_env.vector.VectorEnv, which takes reward, rounds, num_players and rule overrides (a "
+            "round's length is bounded by the rules' turn_cap)"
+        )
+    return kwargs
 
 
 # ==== Advantages: GAE along each seat's own chain of decisions ========================================================
@@ -300,6 +326,27 @@ def gae(
 
 
 # ==== PPO update ======================================================================================================
+def evaluate_legal(model: Any, obs: Any, index: np.ndarray, valid: Any, position: Any) -> tuple[Any, Any, Any]:
+    """``model.evaluate`` (log-prob of the action at ``position`` among each row's legal actions ``index``, entropy,
+    value) with the policy head cut to the action ids the minibatch uses: one matrix product with those rows of the
+    head (a few hundred of its thousands), then each row's logits picked from it. The same values as
+    ``model.evaluate`` up to float rounding, at about half the cost of its per-row gather of head rows (whose
+    backward pass scatters into the whole head)."""
+    import torch
+    from torch.nn import functional
+
+    used, inverse = np.unique(index, return_inverse=True)
+    used_t = torch.from_numpy(used)
+    pi, vf = model.features(obs)
+    head = model.policy_head
+    logits = functional.linear(pi, head.weight[used_t], head.bias[used_t])  # (B, actions used)
+    logits = logits.gather(1, torch.from_numpy(inverse.reshape(index.shape))).masked_fill(~valid, float("-inf"))
+    logp_all = torch.log_softmax(logits, dim=-1)
+    logp = logp_all.gather(1, position[:, None]).squeeze(1)
+    entropy = -(logp_all.exp() * logp_all.masked_fill(~valid, 0.0)).sum(-1)
+    return logp, entropy, model.value_head(vf).squeeze(-1)
+
+
 def ppo_update(
     model: Any, optimizer: Any, batch: RolloutBuffer, cfg: Config, rng: np.random.Generator, imitate: bool = False
 ) -> dict:
@@ -314,7 +361,7 @@ def ppo_update(
     adv_np, ret_np = gae(batch.reward, batch.value, batch.done, batch.next, batch.bootstrap, cfg.gamma, cfg.gae_lambda)
     index_np, valid_np = legal_index(batch.mask)  # each row's legal actions, packed to the left
     counts = valid_np.sum(axis=1)
-    obs, index, valid = torch.from_numpy(batch.obs), torch.from_numpy(index_np), torch.from_numpy(valid_np)
+    obs, valid = torch.from_numpy(batch.obs), torch.from_numpy(valid_np)
     position = torch.from_numpy(np.argmax(index_np == batch.action[:, None], axis=1))  # the action taken among them
     old_logp, old_value = torch.from_numpy(batch.logp), torch.from_numpy(batch.value)
     advantages, returns = torch.from_numpy(adv_np), torch.from_numpy(ret_np)
@@ -325,7 +372,7 @@ def ppo_update(
         for start in range(0, n, mb_size):
             mb = perm[start : start + mb_size]
             k = int(counts[mb].max())  # trim the padding this minibatch does not need
-            logp, entropy, value = model.evaluate(obs[mb], index[mb, :k], valid[mb, :k], position[mb])
+            logp, entropy, value = evaluate_legal(model, obs[mb], index_np[mb, :k], valid[mb, :k], position[mb])
             if imitate:
                 loss = imitation_loss(logp, value, returns[mb], cfg, stats)
             else:
@@ -372,6 +419,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     from rummy_env.models.checkpoints import save_checkpoint
     from rummy_env.models.policy import architecture, build_policy
 
+    try:
+        vector_kwargs(cfg)
+    except ConfigError as e:  # as parse_config reports a bad field: one line, exit code 2
+        print(f"{Path(sys.argv[0]).name or 'ppo.py'}: error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
     torch.set_num_threads(cfg.torch_threads)
     torch.manual_seed(cfg.seed)
     kwargs = env_kwargs(cfg.env_config, cfg.num_players)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from common import round_score
 
 RECORDED = ("current", "teacher")  # roles whose decisions are training data
@@ -29,7 +30,9 @@ class SeatChains:
 
     def begin(self) -> None:
         """Start a rollout: no rows, no episodes yet."""
-        self.rows: dict[str, list] = {key: [] for key in self.fields}
+        self.rows: dict[str, list] = {key: [] for key in self.fields if key not in ("obs", "mask")}
+        self.obs_chunks: list[np.ndarray] = []  # the rows' observations and masks, a 2-D chunk per recording step
+        self.mask_chunks: list[np.ndarray] = []
         self.episodes: list[dict[str, Any]] = []
         # rewards of a learner seat that arrive after its chain was cut at the end of a rollout and before its first
         # decision of the next one: the cut transition's bootstrap value stands for them, so they are not trained on
@@ -45,47 +48,59 @@ class SeatChains:
                 self.next_chain += 1
         self.episode_return[e] = {s: 0.0 for s, r in enumerate(roles) if r in RECORDED}
 
-    def record(self, e: int, seat: int, **decision: Any) -> None:
-        """A new row for the decision of table ``e``'s ``seat``, linked from the seat's previous row."""
+    def record(self, tables: list[int], seats: list[int], obs: np.ndarray, mask: np.ndarray, **decision: Any) -> None:
+        """New rows for the decisions of ``seats[k]`` at ``tables[k]`` (one step, one row each), each linked from its
+        seat's previous row: ``obs`` / ``mask`` (2-D, a row per decision, kept as they are: pass copies) and
+        ``decision`` (``action``, ``logp``, ``value``: one value per decision)."""
         rows = self.rows
         i = len(rows["action"])
-        prev = self.open[e].get(seat)
-        if prev is not None:
-            rows["next"][prev] = i
-        self.open[e][seat] = i
-        row = {**decision, "reward": 0.0, "done": False, "next": -1, "bootstrap": 0.0, "chain": self.chain[e][seat]}
-        for key in self.fields:
-            rows[key].append(row[key])
+        self.obs_chunks.append(obs)
+        self.mask_chunks.append(mask)
+        for key, values in decision.items():
+            rows[key].extend(values.tolist() if isinstance(values, np.ndarray) else values)
+        nxt, chain, open_ = rows["next"], rows["chain"], self.open
+        for k, (e, seat) in enumerate(zip(tables, seats)):
+            prev = open_[e].get(seat)
+            if prev is not None:
+                nxt[prev] = i + k
+            open_[e][seat] = i + k
+            chain.append(self.chain[e][seat])
+        n = len(tables)
+        rows["reward"].extend([0.0] * n)
+        rows["done"].extend([False] * n)
+        nxt.extend([-1] * n)
+        rows["bootstrap"].extend([0.0] * n)
 
-    def credit(self, e: int, env: Any) -> None:
-        """Each recorded seat's reward of the last step of table ``e`` goes to that seat's own last transition."""
-        for seat in self.episode_return[e]:
-            r = env.rewards[env.possible_agents[seat]]
-            if r:
-                self.episode_return[e][seat] += r
-                i = self.open[e].get(seat)
-                if i is None:
-                    self.reward_after_cut += abs(r)
-                else:
-                    self.rows["reward"][i] += r
-
-    def end_deal(self, e: int, env: Any, roles: list[str], truncated: bool, value: Any) -> None:
-        """Table ``e``'s episode ended: close its chains (cut by max_steps: bootstrap with ``value(observation)`` of
-        the seat's last observation) and note its episodes."""
-        for seat, i in self.open[e].items():
-            if truncated:
-                o = env.observe(env.possible_agents[seat])["observation"]
-                self.rows["bootstrap"][i] = float(value(o[None])[0])
+    def credit(self, rewards: np.ndarray) -> None:
+        """Each recorded seat's reward of the last step (``rewards[e, seat]``: VectorEnv's ``rewards`` array) goes to
+        that seat's own last transition at table ``e``."""
+        tables, seats = np.nonzero(rewards)
+        for e, seat in zip(tables.tolist(), seats.tolist()):
+            ret = self.episode_return[e]
+            if seat not in ret:
+                continue  # not a recorded seat: its rewards are nobody's training data
+            r = float(rewards[e, seat])
+            ret[seat] += r
+            i = self.open[e].get(seat)
+            if i is None:
+                self.reward_after_cut += abs(r)
             else:
-                self.rows["done"][i] = True
-        results = env.round_results or [{}]
+                self.rows["reward"][i] += r
+
+    def end_deal(self, e: int, results: dict[str, Any], roles: list[str]) -> None:
+        """Table ``e``'s session ended (``results``: VectorEnv's ``final_results[e]``): close its chains (their last
+        transitions are terminal) and note its episodes."""
+        done = self.rows["done"]
+        for i in self.open[e].values():
+            done[i] = True
+        rounds = results["round_results"]
         for seat, ret in self.episode_return[e].items():
             self.episodes.append(
                 {
                     "chain": self.chain[e][seat],
                     "seat": seat,
                     "return": ret,
-                    "round_scores": [round_score(r, seat) for r in results if r],
+                    "round_scores": [round_score(r, seat) for r in rounds if r],
                     "opponents": ",".join(r for s, r in enumerate(roles) if s != seat),
                 }
             )

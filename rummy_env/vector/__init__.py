@@ -16,6 +16,7 @@ from __future__ import annotations
 from .bench import bench_vector
 from .env import AEC_ONLY_KEYS, VectorConfigError, VectorEnv
 from .sampling import EmptyMaskError, random_legal_actions
+from .table import TableEnv
 
-__all__ = ["AEC_ONLY_KEYS", "EmptyMaskError", "VectorConfigError", "VectorEnv", "bench_vector",
+__all__ = ["AEC_ONLY_KEYS", "EmptyMaskError", "TableEnv", "VectorConfigError", "VectorEnv", "bench_vector",
            "random_legal_actions"]

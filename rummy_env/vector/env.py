@@ -26,6 +26,7 @@ from ..envs.session import (
     session_results,
 )
 from ..registry import game
+from .table import TableEnv
 
 #: AEC-env arguments that have no meaning for a batched env (no rendering, no truncation, illegal actions raise)
 AEC_ONLY_KEYS = ("render_mode", "illegal_action", "max_steps", "max_cycles", "illegal_reward")
@@ -71,6 +72,8 @@ class VectorEnv:
     Arrays (allocated once, REUSED: every ``reset`` / ``step`` overwrites them in place; copy what you keep):
     ``obs`` float32 ``(num_envs, obs_size)``, ``mask`` bool ``(num_envs, num_actions)``, ``seat`` int64
     ``(num_envs,)``, ``rewards`` float32 ``(num_envs, num_players)``, ``done`` bool ``(num_envs,)``.
+    ``observe_seats`` bool ``(num_envs, num_players)``, all True at first, is yours to set: where
+    ``observe_seats[i, seat[i]]`` is False, ``obs[i]`` is left zeros (the observer is not run for that decision).
     """
 
     def __init__(self, profile: str, num_envs: int, seed: int | None = None, **env_config: Any):
@@ -116,6 +119,9 @@ class VectorEnv:
         self.rewards = np.zeros((e, n), dtype=np.float32)
         self.done = np.zeros(e, dtype=bool)
         self._obs_rows = list(self.obs)
+        #: per table and seat: write the observation when that seat is to move (False: the row is zeros instead;
+        #: for seats played by bots that read ``table(i)``, which saves the observer's time). All True at first.
+        self.observe_seats = np.ones((e, n), dtype=bool)
         self._arange = np.arange(e)
         self._mask_rows = list(self.mask)
         #: per table: the ``results()`` dict of its last finished session (None until one finishes)
@@ -170,7 +176,10 @@ class VectorEnv:
         row = self._mask_rows[i]
         row.fill(False)
         row[st.legal_actions()] = True
-        _encode_into(self.observer, st, seat, self._obs_rows[i])
+        if self.observe_seats[i, seat]:
+            _encode_into(self.observer, st, seat, self._obs_rows[i])
+        else:
+            self._obs_rows[i].fill(0.0)
 
     # stepping -------------------------------------------------------------------------------------------------
     def _check_actions(self, actions: Any) -> list[int]:
@@ -261,6 +270,25 @@ class VectorEnv:
     def public_view(self, i: int, seat: int) -> Any:
         """Everything ``seat`` at table ``i`` may know (``rummy_env.engine.view``)."""
         return self._table(i).public_view(int(seat))
+
+    def observe(self, i: int, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """The observation of ``seat`` at table ``i`` now, whoever is to move (the AEC env's
+        ``observe(agent)["observation"]``): a new float32 array, or written into ``out`` (a float32 C-contiguous
+        array of ``obs_size`` items, e.g. a row of a batch). Training reads it to value a seat's position
+        off-turn."""
+        st = self._table(i)
+        if not isinstance(seat, (int, np.integer)) or isinstance(seat, bool) or not 0 <= seat < self.num_players:
+            raise VectorConfigError(f"seat {seat!r}; allowed: 0..{self.num_players - 1}")
+        row = np.zeros(self.obs_size, dtype=np.float32) if out is None else out
+        _encode_into(self.observer, st, int(seat), row)
+        return row
+
+    def table(self, i: int) -> TableEnv:
+        """Table ``i`` as an env-like object for bots: ``bot.act(vec.table(i), agent)`` plays the seat to move
+        there (``rummy_env.vector.table.TableEnv``: ``public_view``, ``action_mask``, ``observe``,
+        ``agent_selection``; a live, read-only view of the table)."""
+        self._table(i)
+        return TableEnv(self, int(i))
 
     def legal_actions(self, i: int) -> list[int]:
         """The legal action ids at table ``i`` (the ones ``mask[i]`` marks)."""
