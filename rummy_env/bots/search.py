@@ -15,8 +15,8 @@ At every decision with more than one legal action the bot
    cards left in hand; continental: minus the hand's distance to going out);
 4. spreads the budget over the candidates by *sequential halving* (every surviving candidate gets the same
    determinizations, so differences are paired; the worse half is dropped each round), always keeping the
-   heuristic's own choice, and plays the best mean -- the heuristic's choice unless another beats it by more than
-   ``margin`` points.
+   heuristic's own choice, and plays the best mean -- but the heuristic's choice unless the best beats it, paired
+   over the same determinizations, by more than ``margin`` points plus one standard error.
 
 Bot ids: ``search`` (the profile's default budget, about 0.1-0.5 s a decision on a 2-core machine; see
 ``DEFAULT_BUDGET``) and ``search:N`` (``N`` rollouts a decision, ``1 <= N <= MAX_BUDGET``). A bad budget raises
@@ -191,37 +191,45 @@ class SearchBot:
         return self.evaluate(st, seat, round_index, profile)
 
     def search(self, root: Any, seat: int, legal: list[int], prior: int, profile: str) -> tuple[int, dict[int, float]]:
-        """Sequential halving over ``legal`` from the canonical ``root``: the chosen action and each candidate's
-        mean value (the candidates still in the race at the end)."""
+        """Sequential halving over ``legal`` from the canonical ``root``: the chosen action and each finalist's
+        mean value. Another action than the heuristic's ``prior`` is chosen only if its paired mean gain over the
+        prior (the same determinizations) exceeds ``margin`` plus one standard error."""
         budget = self.budget if self.budget is not None else DEFAULT_BUDGET.get(profile, FALLBACK_BUDGET)
         horizon = self.horizon if self.horizon is not None else HORIZON.get(profile, FALLBACK_HORIZON)
         alive = list(legal)
-        totals = {a: 0.0 for a in alive}
-        counts = {a: 0 for a in alive}
+        values: dict[int, list[float]] = {a: [] for a in alive}
         rounds = max(1, math.ceil(math.log2(len(alive))))
         spent = 0
         for r in range(rounds):
-            left_rounds = rounds - r
-            per = max(1, (budget - spent) // (len(alive) * left_rounds))
+            per = max(1, (budget - spent) // (len(alive) * (rounds - r)))
             for _ in range(per):
                 det = self.determinize(root, seat, self.rng)
                 for a in alive:
                     st = det.clone()
                     st.apply(a)
-                    totals[a] += self.rollout(st, seat, horizon, profile)
-                    counts[a] += 1
+                    values[a].append(self.rollout(st, seat, horizon, profile))
                     spent += 1
-            if r < rounds - 1:  # drop the worse half (the heuristic's choice stays)
-                ranked = sorted(alive, key=lambda a: (-totals[a] / counts[a], a != prior, a))
+            if r < rounds - 1:  # drop the worse half (the heuristic's choice stays in)
+                ranked = sorted(alive, key=lambda a: (-sum(values[a]) / len(values[a]), a != prior, a))
                 keep = ranked[: max(1, math.ceil(len(alive) / 2))]
                 if prior in alive and prior not in keep:
                     keep.append(prior)
                 alive = keep
-        means = {a: totals[a] / counts[a] for a in alive}
+        means = {a: sum(values[a]) / len(values[a]) for a in alive}
         best = max(alive, key=lambda a: (means[a], a == prior, -a))
-        if prior in means and best != prior and means[best] <= means[prior] + self.margin:
+        if best != prior and prior in means and not self._clearly_better(values[best], values[prior]):
             best = prior
         return best, means
+
+    def _clearly_better(self, cand: list[float], prior: list[float]) -> bool:
+        """Paired test on the determinizations both were played on (a finalist was played on all of them)."""
+        m = min(len(cand), len(prior))
+        if m < 2:
+            return False
+        diffs = [c - p for c, p in zip(cand[-m:], prior[-m:])]
+        mean = sum(diffs) / m
+        sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (m - 1))
+        return mean > self.margin + sd / math.sqrt(m)
 
     def act(self, env: Any, agent: str) -> int:
         """The searched legal action of ``agent`` (the player to move), from its seat's knowledge only."""
