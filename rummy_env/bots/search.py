@@ -36,12 +36,15 @@ from .heuristic import POLICIES
 from .view import public_view
 
 #: rollouts a decision for the plain id ``search``, per profile (about 0.1-0.5 s a decision on the 2-core machine)
-DEFAULT_BUDGET: dict[str, int] = {"contract": 48, "contract_gamerules": 32, "continental": 12}
+DEFAULT_BUDGET: dict[str, int] = {"contract": 16, "contract_gamerules": 32, "continental": 12}
 #: rollouts a decision when the profile has no entry in ``DEFAULT_BUDGET``
 FALLBACK_BUDGET = 32
-#: rollout length in decisions (after the candidate action), per profile
+#: rollout length in decisions (after the candidate action) of the screening, per profile
 HORIZON: dict[str, int] = {"contract": 24, "contract_gamerules": 24, "continental": 3}
 FALLBACK_HORIZON = 16
+#: rollout length of the final comparison where it is longer than ``HORIZON`` (else one stage): contract plays
+#: the finalists to the end of the round (400 decisions is more than any round takes)
+FINAL_HORIZON: dict[str, int] = {"contract": 400}
 #: the largest budget an id may ask for
 MAX_BUDGET = 100_000
 #: points by which another action must beat the heuristic's choice (mean rollout value) to be played instead
@@ -114,9 +117,11 @@ class SearchBot:
         budget: int | None = None,
         horizon: int | None = None,
         margin: float = MARGIN,
+        final_horizon: int | None = None,
     ):
         self.budget = budget
         self.horizon = horizon
+        self.final_horizon = final_horizon
         self.margin = float(margin)
         if budget is not None:
             self.name = f"search:{budget}"
@@ -191,14 +196,37 @@ class SearchBot:
         return self.evaluate(st, seat, round_index, profile)
 
     def search(self, root: Any, seat: int, legal: list[int], prior: int, profile: str) -> tuple[int, dict[int, float]]:
-        """Sequential halving over ``legal`` from the canonical ``root``: the chosen action and each finalist's
-        mean value. Another action than the heuristic's ``prior`` is chosen only if its paired mean gain over the
-        prior (the same determinizations) exceeds ``margin`` plus one standard error."""
+        """Choose among ``legal`` from the canonical ``root``: the chosen action and each finalist's mean value.
+
+        Sequential halving with rollouts of ``horizon`` decisions; where the profile's ``FINAL_HORIZON`` is longer
+        (contract: to the end of the round), half the budget screens the candidates so, and the best two of them
+        and the heuristic's ``prior`` are then played out on the other half with the long rollouts. Another action
+        than the prior is chosen only if its paired mean gain over the prior (the same determinizations, the last
+        stage) exceeds ``margin`` plus one standard error."""
         budget = self.budget if self.budget is not None else DEFAULT_BUDGET.get(profile, FALLBACK_BUDGET)
         horizon = self.horizon if self.horizon is not None else HORIZON.get(profile, FALLBACK_HORIZON)
+        final = self.final_horizon if self.final_horizon is not None else FINAL_HORIZON.get(profile, horizon)
+        if final <= horizon:
+            return self._halving(root, seat, legal, prior, profile, budget, horizon)
+        finalists = list(legal)
+        if len(legal) > 2:
+            _, screened = self._halving(root, seat, legal, prior, profile, max(1, budget // 2), horizon)
+            finalists = sorted(screened, key=lambda a: (-screened[a], a != prior, a))[:2]
+            if prior not in finalists:
+                finalists.append(prior)
+            budget -= budget // 2
+        return self._halving(root, seat, finalists, prior, profile, max(budget, 2 * len(finalists)), final, rounds=1)
+
+    def _halving(
+        self, root: Any, seat: int, legal: list[int], prior: int, profile: str, budget: int, horizon: int,
+        rounds: int | None = None,
+    ) -> tuple[int, dict[int, float]]:
+        """Sequential halving over ``legal`` (``rounds`` rounds; default log2 of the candidates), ``budget``
+        rollouts of ``horizon`` decisions in all (at least one per candidate and round)."""
         alive = list(legal)
         values: dict[int, list[float]] = {a: [] for a in alive}
-        rounds = max(1, math.ceil(math.log2(len(alive))))
+        if rounds is None:
+            rounds = max(1, math.ceil(math.log2(len(alive))))
         spent = 0
         for r in range(rounds):
             per = max(1, (budget - spent) // (len(alive) * (rounds - r)))
@@ -260,6 +288,7 @@ __all__ = [
     "canonical_json",
     "DEFAULT_BUDGET",
     "HORIZON",
+    "FINAL_HORIZON",
     "MAX_BUDGET",
     "MARGIN",
 ]
