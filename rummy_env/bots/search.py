@@ -16,7 +16,14 @@ At every decision with more than one legal action the bot
 4. spreads the budget over the candidates by *sequential halving* (every surviving candidate gets the same
    determinizations, so differences are paired; the worse half is dropped each round), always keeping the
    heuristic's own choice, and plays the best mean -- but the heuristic's choice unless the best beats it, paired
-   over the same determinizations, by more than ``margin`` points plus one standard error.
+   over the same determinizations, by more than ``margin`` points plus one standard error. Where a profile has a
+   longer ``FINAL_HORIZON`` (``contract``: to the end of the round), half the budget screens the candidates with
+   the short rollouts and the best two and the heuristic's choice are then compared on the other half with
+   rollouts played to the end of the round (the short rollouts' static evaluation is too myopic to decide there:
+   it would dump high cards and never buy).
+
+The bot may read the true engine state only through the env's JSON state, and only to build the canonical
+position (its own hand and public facts are kept, the rest is overwritten before anything is computed).
 
 Bot ids: ``search`` (the profile's default budget, about 0.1-0.5 s a decision on a 2-core machine; see
 ``DEFAULT_BUDGET``) and ``search:N`` (``N`` rollouts a decision, ``1 <= N <= MAX_BUDGET``). A bad budget raises
