@@ -111,8 +111,9 @@ def test_legal_actions_over_a_whole_short_game(profile, n):
 
 
 def test_default_search_makes_a_legal_decision_in_every_profile():
-    """The plain id with its profile default budget and horizon (one decision each: they are the slow ones)."""
-    for profile, n in [("contract", 4), ("contract_gamerules", 3), ("continental", 5)]:
+    """The plain id with its profile's default budget and horizons (one decision each: they are the slow ones):
+    ``contract`` searches in two stages, ``continental`` in one."""
+    for profile, n in [("contract", 4), ("continental", 5)]:
         env = _env(profile, n, seed=4)
         agent = env.agent_selection
         legal = np.flatnonzero(env.unwrapped.action_mask(agent)).tolist()
@@ -177,7 +178,8 @@ def _judge(bot_class: type, profile: str) -> Any:
 
 @pytest.mark.parametrize(("profile", "n"), [("contract", 4), ("contract_gamerules", 3), ("continental", 4)])
 def test_action_does_not_depend_on_the_hidden_cards(profile, n):
-    assert _hidden_info_changes(_judge(SearchBot, profile), profile, n, positions=6, resamples=2, seed=21) == 0
+    positions = 4 if profile == "contract_gamerules" else 6  # its heuristic is the slow one
+    assert _hidden_info_changes(_judge(SearchBot, profile), profile, n, positions=positions, resamples=2, seed=21) == 0
 
 
 def test_a_leaking_variant_is_caught():
