@@ -170,6 +170,8 @@ def _register_builtins() -> None:
     register("random", _no_arg("random", RandomBot))
     register("heuristic", _no_arg("heuristic", HeuristicBot))
     register("checkpoint", _checkpoint)
+    from .search import search_factory  # "search" / "search:N" (N rollouts a decision)
+    register("search", search_factory)
 
 
 def _checkpoint(arg: str | None, seed: int | None) -> Bot:
