@@ -144,10 +144,12 @@ class Game:
 
     @property
     def bots(self) -> tuple[str, ...]:
-        """Bot ids that play this profile (``rummy_env.bots.load``): ``random``, ``heuristic``, ``checkpoint``."""
+        """Bot ids that play this profile (``rummy_env.bots.load``): ``random``, ``heuristic``, ``search`` (it rolls
+        out with the heuristic), ``checkpoint``."""
         from .bots.heuristic import POLICIES
 
-        return ("random",) + (("heuristic",) if self.id in POLICIES else ()) + ("checkpoint",)
+        rule_bots = ("heuristic", "search") if self.id in POLICIES else ()
+        return ("random",) + rule_bots + ("checkpoint",)
 
     def env_module_obj(self) -> Any:
         """The env module (``rummy_env.contract_v0``)."""

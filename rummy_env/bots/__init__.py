@@ -11,6 +11,7 @@ deterministically for a seed.
 |---|---|
 | `random` | uniform over the action mask |
 | `heuristic` | hand-written club-player rules, one module per profile (`heuristic_contract`, ...) |
+| `search`, `search:N` | determinized Monte-Carlo search over the engine's ``clone()``, heuristic rollouts, budget N (`search`) |
 | `checkpoint:PATH` | a trained network (`checkpoint_bot`); `checkpoint:PATH@sample` samples instead of greedy |
 | `py:MODULE.ATTR` | a user's bot: ``ATTR(seed)`` of the importable module ``MODULE`` (see ``load``) |
 
