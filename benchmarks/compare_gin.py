@@ -35,8 +35,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 PEERS_SCRIPT = HERE / "peers.py"
 DEFAULT_PEERS_PYTHON = ROOT / ".venv-peers" / "bin" / "python"
-#: how often (in decisions) the single-table loops look at the clock
-CLOCK_EVERY = 64
+sys.path.insert(0, str(HERE))  # peers.py (standard library only at import): the AEC loop, the clock, Loop
+from peers import CLOCK_EVERY, Loop, aec_random_play  # noqa: E402
+
 #: the reference of every ratio
 REFERENCE = "pz_gin"
 
@@ -56,43 +57,16 @@ PROFILES: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
-#: what a measurement loop returns: decisions, sessions finished, wall seconds, CPU seconds of this process
-Loop = tuple[int, int, float, float]
-
-
 class BenchmarkArgumentError(ValueError):
     """A bad argument of compare_gin.py (a row id, a budget, a path)."""
 
 
 # --- our measurement loops ----------------------------------------------------------------------------------------
 def _aec(profile: str, config: dict[str, Any], seconds: float, seed: int, num_envs: int) -> Loop:
-    """The AEC env as a PettingZoo user drives it, the same loop as the PettingZoo gin peer: ``reset(seed=seed)``
-    once, ``reset()`` per session; ``last()``, the action mask, a uniformly random legal action, ``step``."""
+    """The AEC env as a PettingZoo user drives it: ``peers.aec_random_play``, the loop of the PettingZoo gin row."""
     import rummy_env
 
-    env = rummy_env.make(profile, **config)
-    rng = random.Random(seed)
-    env.reset(seed=seed)
-    decisions = sessions = 0
-    start, cpu_start = time.perf_counter(), time.process_time()
-    deadline = start + seconds
-    running = True
-    while running:
-        for _agent in env.agent_iter():
-            obs, _reward, term, trunc, _info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.randrange(len(legal))]))
-            decisions += 1
-            if decisions % CLOCK_EVERY == 0 and time.perf_counter() > deadline:
-                running = False
-                break
-        else:
-            sessions += 1
-            env.reset()
-    return decisions, sessions, time.perf_counter() - start, time.process_time() - cpu_start
+    return aec_random_play(rummy_env.make(profile, **config), seconds, seed)
 
 
 def _engine(profile: str, config: dict[str, Any], seconds: float, seed: int, num_envs: int) -> Loop:

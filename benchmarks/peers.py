@@ -67,13 +67,12 @@ def _check_available(peer: str) -> str:
     return _version(dist)
 
 
-def _pz_gin(seconds: float, seed: int) -> Loop:
-    """PettingZoo ``gin_rummy_v4.env()`` (its standard wrappers): ``reset(seed=seed)`` once, then ``reset()`` per
-    hand (reseeding rebuilds PettingZoo's RLCard env, which no training loop does every hand)."""
+def aec_random_play(env: Any, seconds: float, seed: int) -> Loop:
+    """Uniformly random legal play of a PettingZoo AEC ``env`` for ``seconds``, as a user's loop drives it:
+    ``reset(seed=seed)`` once, ``reset()`` per session; ``last()``, the action mask, a random legal id, ``step``.
+    The one loop of every AEC row, ours (``compare_gin.py``) and PettingZoo's gin alike, so they measure the same."""
     import numpy as np
-    from pettingzoo.classic import gin_rummy_v4
 
-    env = gin_rummy_v4.env()
     rng = random.Random(seed)
     env.reset(seed=seed)
     decisions = sessions = 0
@@ -96,6 +95,14 @@ def _pz_gin(seconds: float, seed: int) -> Loop:
             sessions += 1
             env.reset()
     return decisions, sessions, time.perf_counter() - start, time.process_time() - cpu_start
+
+
+def _pz_gin(seconds: float, seed: int) -> Loop:
+    """PettingZoo ``gin_rummy_v4.env()`` (its standard wrappers) through ``aec_random_play`` (reseeding only once:
+    a reset with a seed rebuilds PettingZoo's RLCard env, which no training loop does every hand)."""
+    from pettingzoo.classic import gin_rummy_v4
+
+    return aec_random_play(gin_rummy_v4.env(), seconds, seed)
 
 
 def _rlcard_gin(seconds: float, seed: int) -> Loop:
