@@ -3,7 +3,7 @@
 Each test rigs a position with ``load_state`` (or deals with ``new_state``), plays actions through ``find_action``
 and checks exact outcomes. The comment above each test quotes the rule it checks: the English specification
 (docs/rules/continental.md, "Profile continental", items C.1-n / C.2-n) and, where it helps, the Russian source
-sentence (004_9314ccee657e5102.txt, section number).
+sentence (the original rule text, by its section number).
 
 Scenario conventions: seats P0..P3 clockwise, piles listed top first, dealer P3 so P0 (left of the dealer) moves
 first. ``scenario()`` fills the seats the test does not care about with 15-card hands that cannot go out (no

@@ -3,7 +3,7 @@
 Each test rigs a small position with ``load_state`` (or deals with ``new_state``), plays actions through
 ``find_action`` and checks exact outcomes. The comment above each test quotes the rule it checks: the English
 specification (docs/rules/contract.md, "Profile contract", items A.1-n / A.2-n) and, where it helps, the Russian
-source sentence (000_52f7e91ddad94e3a.txt, section number).
+source sentence (by its section number in the original rule text).
 
 Scenario conventions: seats P0..P3 clockwise, piles listed top first, ``JK(6D)`` a joker declared as 6D in a run,
 ``JK(7)`` a joker declared as a 7 in a group. ``complete()`` puts every card of the 107-card shoe not placed by the

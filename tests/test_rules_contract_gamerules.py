@@ -3,7 +3,7 @@
 Each test rigs a small position with ``load_state`` (or deals with ``new_state``), plays actions through
 ``find_action`` and checks exact outcomes. The comment above each test quotes the rule it checks: the English
 specification (docs/rules/contract_gamerules.md, "Profile contract_gamerules", items B.1-n / B.2-n) and, where it helps, the
-Ukrainian source sentence (003_9ccdfc5b067cfe8f.txt).
+Ukrainian source sentence (the original rule text).
 
 Scenario conventions: seats P0..P{n-1} clockwise, piles listed top first, ``JK(6D)`` a joker declared as 6D in a
 run, ``JK(7H)`` a joker declared as the 7 of hearts in a set (``JK(7)``, rank only, takes the first missing suit). Default table: 3 players, round 2, dealer P2 (so P0 plays first).

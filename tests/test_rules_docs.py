@@ -130,6 +130,28 @@ def test_no_path_outside_the_repository(path: Path) -> None:
         assert bad not in text, f"{path.name} refers to {bad!r}, outside the repository"
 
 
+#: names that only exist outside a clone of the repository: the rules folder beside the checkout, its documents
+OUTSIDE_NAMES = ("../shared", "shared/rules", "000_52f7", "003_9ccd", "004_9314")
+
+
+def test_no_tracked_file_names_a_path_outside_the_repository() -> None:
+    # issue 17: "Nothing in the repository refers to a path outside it" -- README, docstrings, test comments, scripts
+    import subprocess
+
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    assert "README.md" in listed, "git ls-files did not list the repository's files"
+    offenders = []
+    for name in listed:
+        path = ROOT / name
+        if name == "tests/test_rules_docs.py" or path.suffix not in {".py", ".md", ".yaml", ".toml", ".sh", ".txt", ""}:
+            continue
+        if not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        offenders += [f"{name}: {bad}" for bad in OUTSIDE_NAMES if bad in text]
+    assert not offenders, "files that refer outside the repository: " + "; ".join(offenders)
+
+
 @pytest.mark.parametrize("path", _rules_files(), ids=lambda p: p.name)
 def test_relative_links_resolve(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
