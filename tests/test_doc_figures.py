@@ -104,8 +104,10 @@ def _length(node: ast.expr, names: dict[str, ast.expr]) -> int:
     if isinstance(node, ast.Name) and node.id in names:
         return _length(names[node.id], names)
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-        bounds = [ast.literal_eval(b) if b is not None else None for b in (node.slice.lower, node.slice.upper,
-                                                                             node.slice.step)]
+        bounds = [
+            ast.literal_eval(b) if b is not None else None
+            for b in (node.slice.lower, node.slice.upper, node.slice.step)
+        ]
         return len(range(_length(node.value, names))[slice(*bounds)])
     raise AssertionError(f"cannot count the parametrize values {ast.unparse(node)}: extend _length")
 
@@ -211,7 +213,9 @@ DATED_DOCS = ["README.md"] + sorted(
     f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md") if p.name not in ("benchmarks.md", "performance.md")
 )
 #: a duration or a throughput: "3 s", "62.6 s", "4-8 ms", "6 min 51 s", "12-23 minutes", "1,051 env steps/s"
-FIGURE = re.compile(r"\d(?:[\d,.]*\d)?(?:\s?-\s?\d[\d,.]*)?\s(?:ms|s|min|minutes|seconds|hours)\b|\d[\d,.]*\s(?:\w+\s)?\w+/s\b")
+FIGURE = re.compile(
+    r"\d(?:[\d,.]*\d)?(?:\s?-\s?\d[\d,.]*)?\s(?:ms|s|min|minutes|seconds|hours)\b|\d[\d,.]*\s(?:\w+\s)?\w+/s\b"
+)
 DATE = re.compile(r"\b2026-\d\d-\d\d\b")
 
 
