@@ -11,7 +11,7 @@ deterministically for a seed.
 |---|---|
 | `random` | uniform over the action mask |
 | `heuristic` | hand-written club-player rules, one module per profile (`heuristic_contract`, ...) |
-| `search`, `search:N` | determinized Monte-Carlo search over the engine's ``clone()``, heuristic rollouts, budget N (`search`) |
+| `search`, `search:N` | determinized Monte-Carlo search (``search.py``): heuristic rollouts on sampled hidden cards; N rollouts a decision, plain `search` the profile's default |
 | `checkpoint:PATH` | a trained network (`checkpoint_bot`); `checkpoint:PATH@sample` samples instead of greedy |
 | `py:MODULE.ATTR` | a user's bot: ``ATTR(seed)`` of the importable module ``MODULE`` (see ``load``) |
 

@@ -25,7 +25,7 @@ At every decision with more than one legal action the bot
 The bot may read the true engine state only through the env's JSON state, and only to build the canonical
 position (its own hand and public facts are kept, the rest is overwritten before anything is computed).
 
-Bot ids: ``search`` (the profile's default budget, about 0.1-0.5 s a decision on a 2-core machine; see
+Bot ids: ``search`` (the profile's default budget, 0.2-0.3 CPU-s a decision measured on 2026-12-01 on a 2-core AMD EPYC; see
 ``DEFAULT_BUDGET``) and ``search:N`` (``N`` rollouts a decision, ``1 <= N <= MAX_BUDGET``). A bad budget raises
 ``SearchBudgetError`` (a ``ValueError``). The bot is deterministic for a seed: the same seed and the same game give
 the same actions, whatever the hidden cards are (``tests/test_search_bot.py``).
