@@ -345,3 +345,21 @@ def test_import_from_the_folder_that_contains_a_checkout_named_rummy_env(tmp_pat
         'with pip install -e ".[test,train]" --config-settings editable_mode=compat\n' + out.stderr
     )
     assert Path(out.stdout.strip()).resolve() == (ROOT / "rummy_env" / "__init__.py").resolve()
+
+
+@pytest.mark.parametrize(
+    ("hidden", "module", "hint"),
+    [
+        ("torch", "rummy_env.models.policy", "pip install torch==2.13.0"),
+        ("ray", "rummy_env.integrations.rllib", 'pip install -e ".[rllib]"'),
+    ],
+)
+def test_a_missing_optional_package_gives_an_install_hint(hidden: str, module: str, hint: str) -> None:
+    # issue 17: "an install hint for every missing extra" -- the package is hidden (sys.modules[name] = None makes
+    # its import fail as a missing one would), the module's import must name what to install
+    code = (
+        f"import sys; sys.modules[{hidden!r}] = None\n"
+        f"try:\n    import {module}\nexcept ImportError as exc:\n    print('HINT', exc)\nelse:\n    print('NO ERROR')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
+    assert "HINT" in out and hint in out, out

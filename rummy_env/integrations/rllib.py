@@ -35,14 +35,21 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-import torch
-from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
-from ray.rllib.callbacks.callbacks import RLlibCallback
-from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
-from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
-from ray.rllib.utils.torch_utils import FLOAT_MIN
-from torch import nn
+
+try:
+    import torch
+    from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+    from ray.rllib.callbacks.callbacks import RLlibCallback
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    from ray.rllib.utils.torch_utils import FLOAT_MIN
+    from torch import nn
+except ImportError as exc:  # pragma: no cover - depends on the installed extras
+    raise ImportError(
+        "rummy_env.integrations.rllib needs ray[rllib] and torch: pip install torch==2.13.0 (the CPU build), then "
+        f'pip install -e ".[rllib]" (in a venv of its own: RLlib pins gymnasium; see docs/frameworks.md) -- {exc}'
+    ) from exc
 
 import rummy_env
 

@@ -26,8 +26,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import torch
-from torch import nn
+
+try:
+    import torch
+    from torch import nn
+except ImportError as exc:  # pragma: no cover - depends on what is installed
+    raise ImportError(
+        "rummy_env.models.policy (checkpoint bots, training) needs torch, which is not installed: "
+        'pip install torch==2.13.0 (the CPU build; see the README), then pip install -e ".[train]" for safetensors'
+    ) from exc
 
 # the architecture checks and size limits live in rummy_env.checkpoints, without torch, so that a checkpoint's
 # architecture is checked before torch is imported or anything is allocated; re-exported here
