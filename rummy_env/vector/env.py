@@ -110,6 +110,9 @@ class VectorEnv:
         #: the action table and the observer (what every action id / observation entry means)
         self.layout = self.game.layout(self.rules)
         self.observer = self.game.observer(self.rules, rounds)
+        # one observer per table: an observer keeps its last table / known-cards encodings and reuses them while they
+        # are unchanged, which only pays when it sees one table's successive views (tables[i] -> _observers[i])
+        self._observers = [self.observer] + [self.game.observer(self.rules, rounds) for _ in range(self.num_envs - 1)]
         self.num_actions = int(self.layout.num_actions)
         self.obs_size = int(self.observer.size)
         e, n = self.num_envs, self.num_players
@@ -177,7 +180,7 @@ class VectorEnv:
         row.fill(False)
         row[st.legal_actions()] = True
         if self.observe_seats[i, seat]:
-            _encode_into(self.observer, st, seat, self._obs_rows[i])
+            _encode_into(self._observers[i], st, seat, self._obs_rows[i])
         else:
             self._obs_rows[i].fill(0.0)
 
