@@ -182,8 +182,9 @@ class SearchBot:
             amounts = res.get("penalties", res.get("payments"))
             amount = float(amounts[seat])
             return -amount if g.lower_is_better else amount
-        if g.family == "contract":
-            return -float(st.penalty(seat))
+        penalty = getattr(st, "penalty", None)  # the contract family's engines count a hand's penalty points
+        if penalty is not None:
+            return -float(penalty(seat))
         planner = getattr(self._policy(profile, seat), "planner", None)
         if planner is not None:
             view = st.public_view(seat)
