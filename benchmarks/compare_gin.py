@@ -35,8 +35,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 PEERS_SCRIPT = HERE / "peers.py"
 DEFAULT_PEERS_PYTHON = ROOT / ".venv-peers" / "bin" / "python"
-sys.path.insert(0, str(HERE))  # peers.py (standard library only at import): the AEC loop, the clock, Loop
-from peers import CLOCK_EVERY, Loop, aec_random_play  # noqa: E402
+sys.path.insert(0, str(HERE))  # peers.py (standard library only at import): the shared loops and Loop
+from peers import Loop, aec_random_play, session_play  # noqa: E402
 
 #: the reference of every ratio
 REFERENCE = "pz_gin"
@@ -71,26 +71,20 @@ def _aec(profile: str, config: dict[str, Any], seconds: float, seed: int, num_en
 
 def _engine(profile: str, config: dict[str, Any], seconds: float, seed: int, num_envs: int) -> Loop:
     """The bare engine, no observations: ``new_state(profile, seed=seed + i)`` per session, ``legal_actions()``,
-    a uniformly random one, ``apply``."""
+    a uniformly random one, ``apply`` (``peers.session_play``, the driver of the RLCard and OpenSpiel rows)."""
     from rummy_env.engine import new_state
 
     rng = random.Random(seed)
-    decisions = sessions = 0
-    start, cpu_start = time.perf_counter(), time.process_time()
-    deadline = start + seconds
-    running = True
-    while running:
-        state = new_state(profile, seed=seed + sessions, **config)
-        while not state.is_terminal():
-            legal = state.legal_actions()
-            state.apply(legal[rng.randrange(len(legal))])
-            decisions += 1
-            if decisions % CLOCK_EVERY == 0 and time.perf_counter() > deadline:
-                running = False
-                break
-        else:
-            sessions += 1
-    return decisions, sessions, time.perf_counter() - start, time.process_time() - cpu_start
+    started = iter(range(seed, seed + 10**9))
+
+    def move(state: Any) -> int:
+        if state.is_terminal():
+            return -1
+        legal = state.legal_actions()
+        state.apply(legal[rng.randrange(len(legal))])
+        return 1
+
+    return session_play(seconds, lambda: new_state(profile, seed=next(started), **config), move)
 
 
 def _vector(profile: str, config: dict[str, Any], seconds: float, seed: int, num_envs: int) -> Loop:
@@ -152,12 +146,20 @@ def probe_peers(peers_python: Path) -> tuple[dict[str, dict[str, Any]], str | No
     """Which peers the peers' Python has: ``({peer: {"available": ..., "version" | "reason": ...}}, None)``, or
     every peer unavailable and the reason (no such Python, or the probe failed)."""
     if not peers_python.exists():
-        reason = (f"no peers Python at {peers_python}: create it with `bash benchmarks/setup_peers.sh` or pass "
-                  "--peers-python PATH")
+        reason = (
+            f"no peers Python at {peers_python}: create it with `bash benchmarks/setup_peers.sh` or pass "
+            "--peers-python PATH"
+        )
         return {p: {"available": False, "reason": reason} for p in PEER_ROWS}, reason
     try:
-        out = subprocess.run([str(peers_python), str(PEERS_SCRIPT), "probe"], capture_output=True, text=True,
-                             timeout=300, check=True, env=_one_thread_env())
+        out = subprocess.run(
+            [str(peers_python), str(PEERS_SCRIPT), "probe"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+            env=_one_thread_env(),
+        )
         found = json.loads(out.stdout.strip().splitlines()[-1])["peers"]
     except (OSError, subprocess.SubprocessError, ValueError, KeyError, IndexError) as exc:
         reason = f"probing the peers with {peers_python} failed: {exc}"
@@ -176,8 +178,18 @@ def _one_thread_env() -> dict[str, str]:
 def measure_peer(peers_python: Path, peer: str, seconds: float, seed: int, warmup: float) -> dict[str, Any]:
     """One measurement of ``peer`` in a subprocess (timed inside it: its start-up and imports are not counted);
     ``{"error": ...}`` if it failed."""
-    cmd = [str(peers_python), str(PEERS_SCRIPT), "measure", peer, "--seconds", repr(seconds), "--seed", str(seed),
-           "--warmup", repr(warmup)]
+    cmd = [
+        str(peers_python),
+        str(PEERS_SCRIPT),
+        "measure",
+        peer,
+        "--seconds",
+        repr(seconds),
+        "--seed",
+        str(seed),
+        "--warmup",
+        repr(warmup),
+    ]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + warmup + 300, env=_one_thread_env())
         rec = json.loads(out.stdout.strip().splitlines()[-1])
@@ -248,10 +260,13 @@ def machine_description(note: str | None) -> dict[str, Any]:
 
 def _git_commit() -> str | None:
     try:
-        out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
-                             timeout=10)
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
     return (out.stdout.strip() + ("+dirty" if dirty else "")) if out.returncode == 0 else None
@@ -280,9 +295,11 @@ def markdown_table(result: dict[str, Any]) -> str:
             lines.append(f"| {row['label']} | not measured: {row['reason']} | | | | |")
             continue
         sps = row["sessions_per_second"]
-        lines.append(f"| {row['label']} | {_fmt_int(row['decisions_per_second'])} | "
-                     f"{_fmt_ratio(row['ratio_to_pz_gin'])} | {_fmt_int(row['decisions_per_cpu_second'])} | "
-                     f"{_fmt_ratio(row['cpu_ratio_to_pz_gin'])} | {sps:,.2f} |")
+        lines.append(
+            f"| {row['label']} | {_fmt_int(row['decisions_per_second'])} | "
+            f"{_fmt_ratio(row['ratio_to_pz_gin'])} | {_fmt_int(row['decisions_per_cpu_second'])} | "
+            f"{_fmt_ratio(row['cpu_ratio_to_pz_gin'])} | {sps:,.2f} |"
+        )
     load = result["load"]
     lines += [
         "",
@@ -299,8 +316,16 @@ def markdown_table(result: dict[str, Any]) -> str:
 
 
 #: what a row keeps of each of its runs
-RUN_KEYS = ("repeat", "decisions", "sessions", "seconds", "decisions_per_second", "sessions_per_second",
-            "cpu_seconds", "decisions_per_cpu_second")
+RUN_KEYS = (
+    "repeat",
+    "decisions",
+    "sessions",
+    "seconds",
+    "decisions_per_second",
+    "sessions_per_second",
+    "cpu_seconds",
+    "decisions_per_cpu_second",
+)
 
 
 def _ratios(runs: list[dict[str, Any]], ref: list[dict[str, Any]], key: str) -> list[float]:
@@ -315,8 +340,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     selected = set(args.only) if args.only else set(PEER_ROWS) | set(ours_all)
     unknown = selected - set(PEER_ROWS) - set(ours_all)
     if unknown:
-        raise BenchmarkArgumentError(f"--only {sorted(unknown)}: unknown rows; allowed: "
-                                     f"{list(PEER_ROWS) + list(ours_all)}")
+        raise BenchmarkArgumentError(
+            f"--only {sorted(unknown)}: unknown rows; allowed: {list(PEER_ROWS) + list(ours_all)}"
+        )
     peers_sel = [p for p in PEER_ROWS if p in selected]
     ours = [r for r in ours_all if r in selected]
     peers_python = Path(args.peers_python)
@@ -366,10 +392,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             info = found.get(row, {})
             entry["package_version"] = info.get("version")
         if not rs:
-            entry.update(available=False, reason=errors.get(row) or found.get(row, {}).get("reason", "not measured"),
-                         runs=[], decisions_per_second=None, sessions_per_second=None, ratios_to_pz_gin=[],
-                         ratio_to_pz_gin=None, decisions_per_cpu_second=None, cpu_ratios_to_pz_gin=[],
-                         cpu_ratio_to_pz_gin=None)
+            entry.update(
+                available=False,
+                reason=errors.get(row) or found.get(row, {}).get("reason", "not measured"),
+                runs=[],
+                decisions_per_second=None,
+                sessions_per_second=None,
+                ratios_to_pz_gin=[],
+                ratio_to_pz_gin=None,
+                decisions_per_cpu_second=None,
+                cpu_ratios_to_pz_gin=[],
+                cpu_ratio_to_pz_gin=None,
+            )
             rows.append(entry)
             continue
         # a row's ratio in a repeat: to the reference measured in the same round of the alternation
@@ -395,13 +429,27 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "schema": 1,
         "date_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": machine_description(args.machine_note),
-        "load": {"before": load_before, "after": load_after, "uptime_before": uptime_before,
-                 "uptime_after": uptime_after},
-        "settings": {"seconds": args.seconds, "repeats": args.repeats, "warmup": args.warmup, "seed": args.seed,
-                     "num_envs": args.num_envs, "cpu": cpu, "peers_python": str(peers_python)},
-        "rummy_env": {"version": getattr(rummy_env, "__version__", None), "git_commit": _git_commit(),
-                      # the implementation selected by the environment (issue 15: python / compiled), if any
-                      "RUMMY_ENV_IMPL": os.environ.get("RUMMY_ENV_IMPL")},
+        "load": {
+            "before": load_before,
+            "after": load_after,
+            "uptime_before": uptime_before,
+            "uptime_after": uptime_after,
+        },
+        "settings": {
+            "seconds": args.seconds,
+            "repeats": args.repeats,
+            "warmup": args.warmup,
+            "seed": args.seed,
+            "num_envs": args.num_envs,
+            "cpu": cpu,
+            "peers_python": str(peers_python),
+        },
+        "rummy_env": {
+            "version": getattr(rummy_env, "__version__", None),
+            "git_commit": _git_commit(),
+            # the implementation selected by the environment (issue 15: python / compiled), if any
+            "RUMMY_ENV_IMPL": os.environ.get("RUMMY_ENV_IMPL"),
+        },
         "peers": found,
         "schedule": orders,
         "rows": rows,
@@ -459,20 +507,35 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seconds", type=_positive, default=5.0, help="timed seconds per measurement (default 5)")
     p.add_argument("--repeats", type=_count(1), default=3, help="repeats of every row; medians reported (default 3)")
-    p.add_argument("--warmup", type=_non_negative, default=0.5,
-                   help="untimed seconds of play before each measurement (default 0.5)")
+    p.add_argument(
+        "--warmup",
+        type=_non_negative,
+        default=0.5,
+        help="untimed seconds of play before each measurement (default 0.5)",
+    )
     p.add_argument("--seed", type=_count(0), default=0, help="seed of the deals and of the random players")
     p.add_argument("--num-envs", type=_count(1), default=16, help="tables of the VectorEnv rows (default 16)")
-    p.add_argument("--peers-python", default=str(DEFAULT_PEERS_PYTHON),
-                   help="the Python of the peers' venv (default .venv-peers/bin/python)")
+    p.add_argument(
+        "--peers-python",
+        default=str(DEFAULT_PEERS_PYTHON),
+        help="the Python of the peers' venv (default .venv-peers/bin/python)",
+    )
     p.add_argument("--no-peers", action="store_true", help="measure ours only")
-    p.add_argument("--only", type=lambda s: [x for x in s.split(",") if x], default=None,
-                   help="comma-separated row ids to measure (default all), e.g. pz_gin,contract_aec")
+    p.add_argument(
+        "--only",
+        type=lambda s: [x for x in s.split(",") if x],
+        default=None,
+        help="comma-separated row ids to measure (default all), e.g. pz_gin,contract_aec",
+    )
     p.add_argument("--cpu", type=_count(0), default=None, help="the CPU to pin to (default: the first allowed)")
     p.add_argument("--no-pin", action="store_true", help="do not pin to one CPU")
     p.add_argument("--machine-note", default=None, help="free text about the machine, e.g. 'shared, 2 cores'")
-    p.add_argument("--json", dest="json_path", default=None,
-                   help="JSON output (default benchmarks/results/compare_gin-<UTC date-time>.json)")
+    p.add_argument(
+        "--json",
+        dest="json_path",
+        default=None,
+        help="JSON output (default benchmarks/results/compare_gin-<UTC date-time>.json)",
+    )
     p.add_argument("--markdown", dest="md_path", default=None, help="markdown output (default: the JSON's name, .md)")
     return p.parse_args(argv)
 

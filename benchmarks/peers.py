@@ -67,6 +67,29 @@ def _check_available(peer: str) -> str:
     return _version(dist)
 
 
+def session_play(seconds: float, new_session: Callable[[], Any], move: Callable[[Any], int]) -> Loop:
+    """Play sessions for ``seconds``: ``new_session()`` starts one (its state), ``move(state)`` makes one move in it
+    and returns 1 for a player's decision, 0 for a chance move, -1 when the session is over (nothing moved). The
+    clock is read every ``CLOCK_EVERY`` decisions; a session cut by the deadline is not counted as finished."""
+    decisions = sessions = 0
+    start, cpu_start = time.perf_counter(), time.process_time()
+    deadline = start + seconds
+    running = True
+    while running:
+        state = new_session()
+        while True:
+            moved = move(state)
+            if moved < 0:
+                sessions += 1
+                break
+            if moved:
+                decisions += 1
+                if decisions % CLOCK_EVERY == 0 and time.perf_counter() > deadline:
+                    running = False
+                    break
+    return decisions, sessions, time.perf_counter() - start, time.process_time() - cpu_start
+
+
 def aec_random_play(env: Any, seconds: float, seed: int) -> Loop:
     """Uniformly random legal play of a PettingZoo AEC ``env`` for ``seconds``, as a user's loop drives it:
     ``reset(seed=seed)`` once, ``reset()`` per session; ``last()``, the action mask, a random legal id, ``step``.
@@ -112,22 +135,20 @@ def _rlcard_gin(seconds: float, seed: int) -> Loop:
 
     env = rlcard.make("gin-rummy", config={"seed": seed})
     rng = random.Random(seed)
-    decisions = sessions = 0
-    start, cpu_start = time.perf_counter(), time.process_time()
-    deadline = start + seconds
-    running = True
-    while running:
-        state, _player = env.reset()
-        while not env.is_over():
-            legal = list(state["legal_actions"])
-            state, _player = env.step(legal[rng.randrange(len(legal))])
-            decisions += 1
-            if decisions % CLOCK_EVERY == 0 and time.perf_counter() > deadline:
-                running = False
-                break
-        else:
-            sessions += 1
-    return decisions, sessions, time.perf_counter() - start, time.process_time() - cpu_start
+    current: list[Any] = [None]  # the state dict of the seat to move
+
+    def new_session() -> Any:
+        current[0], _player = env.reset()
+        return env
+
+    def move(game: Any) -> int:
+        if game.is_over():
+            return -1
+        legal = list(current[0]["legal_actions"])
+        current[0], _player = game.step(legal[rng.randrange(len(legal))])
+        return 1
+
+    return session_play(seconds, new_session, move)
 
 
 def _openspiel_gin(seconds: float, seed: int, observe: bool) -> Loop:
@@ -138,28 +159,21 @@ def _openspiel_gin(seconds: float, seed: int, observe: bool) -> Loop:
 
     game = pyspiel.load_game("gin_rummy")
     rng = random.Random(seed)
-    decisions = sessions = 0
-    start, cpu_start = time.perf_counter(), time.process_time()
-    deadline = start + seconds
-    running = True
-    while running:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                actions, probs = zip(*state.chance_outcomes())
-                state.apply_action(rng.choices(actions, probs)[0])
-                continue
-            legal = state.legal_actions()
-            if observe:
-                state.observation_tensor(state.current_player())
-            state.apply_action(legal[rng.randrange(len(legal))])
-            decisions += 1
-            if decisions % CLOCK_EVERY == 0 and time.perf_counter() > deadline:
-                running = False
-                break
-        else:
-            sessions += 1
-    return decisions, sessions, time.perf_counter() - start, time.process_time() - cpu_start
+
+    def move(state: Any) -> int:
+        if state.is_terminal():
+            return -1
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+            state.apply_action(rng.choices(actions, probs)[0])
+            return 0
+        legal = state.legal_actions()
+        if observe:
+            state.observation_tensor(state.current_player())
+        state.apply_action(legal[rng.randrange(len(legal))])
+        return 1
+
+    return session_play(seconds, game.new_initial_state, move)
 
 
 LOOPS: dict[str, Callable[[float, int], Loop]] = {
