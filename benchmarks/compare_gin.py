@@ -36,7 +36,7 @@ ROOT = HERE.parent
 PEERS_SCRIPT = HERE / "peers.py"
 DEFAULT_PEERS_PYTHON = ROOT / ".venv-peers" / "bin" / "python"
 sys.path.insert(0, str(HERE))  # peers.py (standard library only at import): the shared loops and Loop
-from peers import Loop, aec_random_play, session_play  # noqa: E402
+from peers import Loop, aec_random_play, rates, session_play  # noqa: E402
 
 #: the reference of every ratio
 REFERENCE = "pz_gin"
@@ -129,16 +129,7 @@ def measure_ours(row: str, seconds: float, seed: int, warmup: float, num_envs: i
     fn = LAYERS[layer][1]
     if warmup > 0:
         fn(profile, config, warmup, seed + 1_000_003, num_envs)
-    decisions, sessions, secs, cpu = fn(profile, config, seconds, seed, num_envs)
-    return {
-        "decisions": decisions,
-        "sessions": sessions,
-        "seconds": round(secs, 3),
-        "decisions_per_second": decisions / secs,
-        "sessions_per_second": sessions / secs,
-        "cpu_seconds": round(cpu, 3),
-        "decisions_per_cpu_second": decisions / cpu if cpu > 0 else None,
-    }
+    return rates(fn(profile, config, seconds, seed, num_envs))
 
 
 # --- peers (subprocesses in the peers' Python) --------------------------------------------------------------------

@@ -67,6 +67,21 @@ def _check_available(peer: str) -> str:
     return _version(dist)
 
 
+def rates(result: Loop) -> dict[str, Any]:
+    """The record of one measurement loop's result, the same keys for every row, ours and the peers'."""
+    decisions, sessions, secs, cpu = result
+    return {
+        "decisions": decisions,
+        "sessions": sessions,
+        "seconds": round(secs, 3),
+        "decisions_per_second": decisions / secs,
+        "sessions_per_second": sessions / secs,
+        # CPU time of this process over the same loop: what the loop cost, whatever else the core was doing
+        "cpu_seconds": round(cpu, 3),
+        "decisions_per_cpu_second": decisions / cpu if cpu > 0 else None,
+    }
+
+
 def session_play(seconds: float, new_session: Callable[[], Any], move: Callable[[Any], int]) -> Loop:
     """Play sessions for ``seconds``: ``new_session()`` starts one (its state), ``move(state)`` makes one move in it
     and returns 1 for a player's decision, 0 for a chance move, -1 when the session is over (nothing moved). The
@@ -195,21 +210,9 @@ def measure(peer: str, seconds: float, seed: int = 0, warmup: float = 0.0) -> di
     loop = LOOPS[peer]
     if warmup > 0:
         loop(warmup, seed + 1_000_003)
-    decisions, sessions, secs, cpu = loop(seconds, seed)
-    return {
-        "id": peer,
-        "what": PEERS[peer][1],
-        "package": PEERS[peer][0],
-        "version": version,
-        "decisions": decisions,
-        "sessions": sessions,
-        "seconds": round(secs, 3),
-        "decisions_per_second": decisions / secs,
-        "sessions_per_second": sessions / secs,
-        # CPU time of this process over the same loop: what the loop cost, whatever else the core was doing
-        "cpu_seconds": round(cpu, 3),
-        "decisions_per_cpu_second": decisions / cpu if cpu > 0 else None,
-    }
+    return {"id": peer, "what": PEERS[peer][1], "package": PEERS[peer][0], "version": version} | rates(
+        loop(seconds, seed)
+    )
 
 
 def probe() -> dict[str, dict[str, Any]]:
