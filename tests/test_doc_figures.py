@@ -245,3 +245,39 @@ def test_dating_check_catches_an_undated_figure() -> None:
 def test_every_duration_and_throughput_is_dated(rel: str) -> None:
     """Issue 17: a duration or throughput is given with the date it was measured (and the machine, in the text)."""
     assert not undated_sections(_read(rel)), f"{rel}: sections with an undated figure: {undated_sections(_read(rel))}"
+
+
+RESULTS = sorted((ROOT / "docs" / "tournaments").glob("tournament-*.json"))
+
+
+def _results_section() -> str:
+    text = _read("README.md")
+    start = text.index("## Results: bots and shipped checkpoints")
+    return text[start : text.index("\n## ", start + 1)]
+
+
+def test_readme_results_tables_cover_every_profile_once() -> None:
+    """The README results section has one tournament file per profile, each named in the reproduce text."""
+    assert sorted(json.loads(p.read_text(encoding="utf-8"))["profile"] for p in RESULTS) == sorted(MANIFEST["checkpoints"])
+
+
+@pytest.mark.parametrize("path", RESULTS, ids=lambda p: p.stem)
+def test_readme_results_rows_are_the_tournament(path: Path) -> None:
+    """Each README results row (score per round with CI, rating, minus heuristic) is its tournament.json's figures,
+    and the table lists every entrant of that tournament in standings order."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    section = _results_section()
+    block = section[section.index(f"`{data['profile']}`, {data['num_players']} players") :]
+    rows = [line for line in block.split("\n\n", 2)[1].splitlines() if line.startswith("| `")]
+    hh = {(h["row"], h["col"]): h for h in data["head_to_head"]}
+    assert len(rows) == len(data["standings"])
+    for row, st in zip(rows, data["standings"]):
+        pr, rating = st["per_round"], st["rating"]
+        h = hh.get((st["spec"], "heuristic"))
+        vs = f"{h['mean_diff']:+.1f} [{h['low']:+.1f}, {h['high']:+.1f}]" if h else "—"
+        expected = (
+            f"| `{st['spec']}` | {pr['mean']:.1f} [{pr['low']:.1f}, {pr['high']:.1f}] | "
+            f"{rating['mu']:.1f} ± {1.96 * rating['sigma']:.1f} ({rating['ordinal']:.1f}) | {vs} |"
+        )
+        assert row == expected, f"README results row differs from {path.name}"
+    assert f"--seed {data['seed']}" in section and f"{data['sessions']} sessions" in section
