@@ -17,7 +17,7 @@ cpdef object table_segment(object seat_melds, Py_ssize_t me, Py_ssize_t n, Py_ss
 cdef void _cards(float[::1] out, Py_ssize_t h, Py_ssize_t dc, Py_ssize_t dt, Py_ssize_t ps, object hand, object disc,
                  Py_ssize_t stock_size, double shoe_size) except *
 
-cdef void _copy(float[::1] out, Py_ssize_t at, float[::1] seg) except *
+cdef void _copy(float[::1] out, Py_ssize_t at, float[::1] seg, Py_ssize_t start, Py_ssize_t length) except *
 
 @cython.locals(i=Py_ssize_t, at=Py_ssize_t, k=Py_ssize_t, c=Py_ssize_t)
 cdef void _known(float[::1] out, Py_ssize_t kn, object known, Py_ssize_t me, Py_ssize_t n) except *
@@ -26,7 +26,7 @@ cdef void _known(float[::1] out, Py_ssize_t kn, object known, Py_ssize_t me, Py_
                hs=Py_ssize_t, op=Py_ssize_t, sc=Py_ssize_t, rd=Py_ssize_t, ct=Py_ssize_t, ph=Py_ssize_t,
                ac=Py_ssize_t, of=Py_ssize_t, lb=Py_ssize_t, ol=Py_ssize_t, td=Py_ssize_t, tu=Py_ssize_t,
                kn=Py_ssize_t, mp=Py_ssize_t, rnd=Py_ssize_t, i=Py_ssize_t, p=Py_ssize_t, active=Py_ssize_t,
-               this_turn=cython.bint, score=cython.double, s=cython.double, high=cython.double, at=Py_ssize_t,
+               this_turn=cython.bint, block=Py_ssize_t, segv="float[::1]", score=cython.double, s=cython.double, high=cython.double, at=Py_ssize_t,
                t=cython.double)
 cpdef void encode_contract_state(object obs, object st, Py_ssize_t seat, object arr, float[::1] out) except *
 

@@ -24,7 +24,7 @@ import numpy as np
 from ..core._impl import install
 from ..core.cards import JOKER, NUM_KINDS
 from ..core.melds import GROUP
-from ..engine.view import NO_CARDS, _continental_round, _contract_round, _known_rows, _seat_melds
+from ..engine.view import NO_CARDS, _continental_round, _contract_round, _seat_melds
 
 # row offsets inside a table meld's features (``observation.MELD_ROW``; the observer module checks they agree)
 MELD_FEATURES = 97
@@ -103,13 +103,14 @@ def _cards(out: Any, h: int, dc: int, dt: int, ps: int, hand: Any, disc: Any, st
     out[ps + 1] = size / shoe_size
 
 
-def _copy(out: Any, at: int, seg: Any) -> None:
-    """Copy the float32 vector ``seg`` into ``out`` from ``at`` on."""
-    out[at : at + len(seg)] = seg
+def _copy(out: Any, at: int, seg: Any, start: int, length: int) -> None:
+    """Copy ``length`` items of the float32 vector ``seg`` from ``start`` on into ``out`` from ``at`` on."""
+    out[at : at + length] = seg[start : start + length]
 
 
 def _known(out: Any, kn: int, known: Any, me: int, n: int) -> None:
-    """The ``known`` piece: per opponent in seat order after ``me``, the copies publicly known in that hand."""
+    """The ``known`` piece: per opponent in seat order after ``me``, the copies publicly known in that hand
+    (``known``: the engine's snapshot, whose empty rows are ``NO_CARDS``, or its rows themselves)."""
     for i in range(1, n):
         row = known[(me + i) % n]
         if row is NO_CARDS:
@@ -135,25 +136,25 @@ def encode_contract_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -> N
     contract = rs[7]
     discard = st.discard
     _cards(out, h, dc, dt, ps, st.hands[seat], discard, len(st.stock), obs.shoe_size)
-    known = st._known_snap
+    known = st._known_snap  # the view's snapshot when there is one; else the rows it would copy
     if known is None:
-        known = st._known_snap = _known_rows(st.known)
+        known = st.known
     _known(out, kn, known, seat, n)
     melds = st._table_snap
     if melds is None:
         melds = st._table_snap = _seat_melds(st.seat_melds)
-    if melds is not obs._fast_table_key:  # the engine's snapshot of the table changed: encode it again per seat
+    if melds is not obs._fast_table_key:  # the engine's snapshot of the table changed: encode it again, once
         obs._fast_table_key = melds
-        obs._fast_table = [None] * n
-    segs = obs._fast_table
-    seg = segs[seat]
-    if seg is None:  # not built yet for this seat (False: an empty table)
-        seg = table_segment(melds, seat, n, obs.max_melds, obs.slots)
-        if seg is None:
-            seg = False
-        segs[seat] = seg
-    if seg is not False:
-        _copy(out, tb, seg)
+        seg = table_segment(melds, 0, n, obs.max_melds, obs.slots)
+        obs._fast_table = False if seg is None else seg
+    seg = obs._fast_table
+    if seg is not False:  # the melds of each owner (seat 0's order) moved to the viewer's seat order
+        segv = seg
+        block = obs.max_melds * MELD_FEATURES
+        for i in range(n):
+            p = (seat + i) % n
+            if melds[p]:
+                _copy(out, tb + i * block, segv, p * block, block)
     sizes, opened, scores, highs = st.hand_size, st.opened, st.scores, obs._scores_high
     active, this_turn = st.active, st.opened_this_turn
     for i in range(n):
@@ -204,9 +205,9 @@ def encode_continental_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -
         rs = _continental_round(st)
     rnd = rs[6]
     _cards(out, h, dc, dt, ps, st.hands[seat], st.discard, len(st.stock), obs.shoe_size)
-    known = st._known_snap
+    known = st._known_snap  # the view's snapshot when there is one; else the rows it would copy
     if known is None:
-        known = st._known_snap = _known_rows(st.known)
+        known = st.known
     _known(out, kn, known, seat, n)
     turns_taken, scores, highs = st.turns_taken, st.scores, obs._bal_high
     for i in range(n):

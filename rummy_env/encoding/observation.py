@@ -346,7 +346,7 @@ class ContractObserver:
             )
         )  # fmt: skip
         #: the offsets ``encoding.fast.encode_contract_state`` reads (-1: a piece this profile lacks), and its own
-        #: cache of encoded tables (key: the engine's table snapshot; per seat None = not built, False = empty)
+        #: cache of the encoded table (key: the engine's table snapshot; melds in seat 0's order; False: empty)
         self._fast_offsets = tuple(
             o.get(name, -1)
             for name in (
@@ -356,7 +356,7 @@ class ContractObserver:
             )
         )  # fmt: skip
         self._fast_table_key: Any = None
-        self._fast_table: list[Any] = [None] * n
+        self._fast_table: Any = False
 
     def _table_segment(self, v: Any) -> np.ndarray | None:
         """The ``table`` piece of view ``v`` (float32; None for an empty table)."""
