@@ -22,6 +22,8 @@ TWINS = {
     "rummy_env._compiled.contract_opening": "rummy_env/rules/contract_opening.py",
     "rummy_env._compiled.contract_layoff": "rummy_env/rules/contract_layoff.py",
     "rummy_env._compiled.continental_hand": "rummy_env/rules/continental_hand.py",
+    # typed by rummy_env/_compiled/fast_observation.pxd (C integers, a float32 memoryview)
+    "rummy_env._compiled.fast_observation": "rummy_env/encoding/fast.py",
 }
 #: Python semantics kept exactly: annotations are not C types (a ``list[int]`` argument still takes any sequence),
 #: no C division, bounds or wrap-around shortcuts

@@ -74,13 +74,14 @@ def play(
 ) -> list[tuple[Any, ...]]:
     """One seeded game (session length ``rounds``) under ``impl`` (None: the functions bound now), cut after
     ``decisions`` decisions: per decision point (seat, legal actions, digest of the state JSON after the move,
-    digest of the acting seat's observation before it)."""
+    digest of the acting seat's observation before it, and of its fast-path observation ``encode_state``)."""
     if impl is not None:
         _impl.use(impl)
     g = game(profile)
     rules = g.rules(num_players=players, **overrides)
     state = g.new_state(rules, seed=seed, rounds=rounds)
     observer = g.observer(rules, rounds)
+    fast_observer = g.observer(rules, rounds)  # encode_state's own table cache, apart from encode's
     choose = biased_policy if policy == "biased" else uniform_policy
     rng = random.Random(seed)
     out = []
@@ -88,15 +89,16 @@ def play(
         seat = state.current
         legal = list(state.legal_actions())
         obs = observer.encode(state.public_view(seat))
+        fast_obs = fast_observer.encode_state(state, seat)
         state.apply(choose(state, legal, rng))
         dump = json.dumps(state.to_json()).encode()  # the engine's own key order, the same under both
-        out.append((seat, tuple(legal), _digest(dump), _digest(obs.tobytes())))
+        out.append((seat, tuple(legal), _digest(dump), _digest(obs.tobytes()), _digest(fast_obs.tobytes())))
     return out
 
 
 def first_difference(a: list[tuple[Any, ...]], b: list[tuple[Any, ...]]) -> str | None:
     """Where two traces of ``play`` part (decision index and what differs), or None when they are identical."""
-    names = ("seat to move", "legal actions", "state JSON after the move", "observation")
+    names = ("seat to move", "legal actions", "state JSON after the move", "observation", "fast-path observation")
     for i, (x, y) in enumerate(zip(a, b)):
         if x != y:
             what = [n for n, u, v in zip(names, x, y) if u != v]
@@ -114,6 +116,9 @@ def differential(games: list[Game]) -> int:
         got = play("compiled", profile, players, seed, decisions, policy, overrides, rounds)
         where = first_difference(ref, got)
         assert where is None, f"{profile} {players}p seed {seed} {policy} {overrides} rounds {rounds}: {where}"
+        # the fast path (encode_state, straight from the state) writes the reference observation encode(view)
+        odd = next((i for i, point in enumerate(ref) if point[3] != point[4]), None)
+        assert odd is None, f"{profile} {players}p seed {seed}: encode_state differs from encode(view) at {odd}"
         total += len(ref)
     return total
 

@@ -7,7 +7,7 @@ For every profile and player count a session is played from the view alone (each
 * the view is unchanged when every card that seat cannot see is redealt (``state.resample_hidden``), in every phase
   (the seat to move at every decision, the others at every third: resampling the mover's opponents is the slow part);
 * the view's legal actions are the engine's for the seat to move and empty for the others;
-* the observation of ``encode(state, seat)`` is ``encode(view)``;
+* the observation of ``encode(state, seat)`` and of the fast path ``encode_state(state, seat)`` is ``encode(view)``;
 * a view taken earlier still equals its copy after the game has moved on (it holds nothing of the engine's).
 
 Through the env: ``observe(agent)["observation"]`` is ``observer.encode(env.public_view(agent))``, and the bots'
@@ -75,6 +75,7 @@ def _check_views(st, observer, rng, stats, resample_all: bool = True) -> list:
         assert view.legal == (tuple(st.legal_actions()) if st.current_player == seat else ())
         obs = observer.encode(view)
         assert np.array_equal(obs, observer.encode(st, seat))
+        assert observer.encode_state(st, seat).tobytes() == obs.tobytes()  # the envs' fast path, without the view
         if not resample_all and seat != st.current_player:
             continue
         other = st.resample_hidden(seat, rng)
@@ -82,6 +83,7 @@ def _check_views(st, observer, rng, stats, resample_all: bool = True) -> list:
         stats["resampled"] += hidden_changed
         assert other.public_view(seat) == view, f"seat {seat}'s view changed in phase {st.phase}"
         assert observer.encode(other.public_view(seat)).tobytes() == obs.tobytes()
+        assert observer.encode_state(other, seat).tobytes() == obs.tobytes()
     return views
 
 

@@ -42,6 +42,7 @@ TWINS = {
     "rummy_env.rules.contract_opening": "rummy_env._compiled.contract_opening",
     "rummy_env.rules.contract_layoff": "rummy_env._compiled.contract_layoff",
     "rummy_env.rules.continental_hand": "rummy_env._compiled.continental_hand",
+    "rummy_env.encoding.fast": "rummy_env._compiled.fast_observation",
 }
 BUILD_HINT = (
     'build them with a C compiler and Cython installed: pip install "Cython>=3" && pip install -e . '

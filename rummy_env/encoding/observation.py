@@ -18,7 +18,8 @@ import numpy as np
 
 from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS, PENALTY, Shoe
 from ..core.melds import GROUP
-from ..engine.view import NO_CARDS
+from ..engine.view import ENGINE_VIEWS, NO_CARDS, _check_seat, continental_view, contract_view, view_builder
+from . import fast
 
 CONTRACT_PHASES = ("draw", "buy", "act", "opening", "place_joker")
 TOP_CARDS = 4
@@ -193,6 +194,11 @@ MELD_RUN_FILLED = MELD_ROW.offsets["run_filled"]
 MELD_RUN_JOKERS = MELD_ROW.offsets["run_jokers"]
 MELD_GROUP_RANK = MELD_ROW.offsets["group_rank"]
 MELD_GROUP_JOKERS = MELD_ROW.offsets["group_jokers"]
+# the fast path (``encoding.fast``, compiled with C constants) spells these offsets out: they must agree
+assert (fast.MELD_FEATURES, fast.MELD_GROUP, fast.MELD_RUN, fast.MELD_NATURALS, fast.MELD_RUN_FILLED,
+        fast.MELD_RUN_JOKERS, fast.MELD_GROUP_RANK, fast.MELD_GROUP_JOKERS) == (
+    MELD_FEATURES, MELD_GROUP, MELD_RUN, MELD_NATURALS, MELD_RUN_FILLED, MELD_RUN_JOKERS, MELD_GROUP_RANK,
+    MELD_GROUP_JOKERS), "encoding.fast's meld offsets differ from MELD_ROW"
 
 
 def card_count_highs(shoe: Shoe) -> np.ndarray:
@@ -200,8 +206,32 @@ def card_count_highs(shoe: Shoe) -> np.ndarray:
     return np.asarray(shoe.copies_list(), dtype=np.float32)
 
 
+def _fast_builder(state: Any, builder: Any) -> bool:
+    """Does ``state`` get its views from ``builder`` (the fast path reads what that builder puts in a view)?"""
+    found = ENGINE_VIEWS.get(state.__class__)
+    if found is not None:
+        return found is builder
+    try:
+        return view_builder(state) is builder
+    except TypeError:  # an engine without views: its public_view (if any) decides
+        return False
+
+
 class ObservationOutError(ValueError):
     """``encode(..., out=)`` given something that is not a float32 C-contiguous array of the observation's size."""
+
+
+def _checked_out(out: Any, size: int) -> np.ndarray:
+    """``out`` if it is a writeable C-contiguous float32 vector of ``size`` items, else ``ObservationOutError``."""
+    if (
+        out.__class__ is np.ndarray
+        and out.dtype == np.float32
+        and out.shape == (size,)
+        and out.flags.c_contiguous
+        and out.flags.writeable
+    ):
+        return out
+    return _out_array(out, size)
 
 
 def _out_array(out: Any, size: int) -> np.ndarray:
@@ -315,6 +345,18 @@ class ContractObserver:
                 "opening_left", "taken_discard", "turn", "must_place", "known",
             )
         )  # fmt: skip
+        #: the offsets ``encoding.fast.encode_contract_state`` reads (-1: a piece this profile lacks), and its own
+        #: cache of the encoded table (key: the engine's table snapshot; melds in seat 0's order; False: empty)
+        self._fast_offsets = tuple(
+            o.get(name, -1)
+            for name in (
+                "hand", "discard_counts", "discard_top", "pile_sizes", "table", "hand_sizes", "opened", "scores",
+                "round", "contract", "phase", "active", "offered", "last_buyer", "opening_left", "taken_discard",
+                "turn", "known", "must_place",
+            )
+        )  # fmt: skip
+        self._fast_table_key: Any = None
+        self._fast_table: Any = False
 
     def _table_segment(self, v: Any) -> np.ndarray | None:
         """The ``table`` piece of view ``v`` (float32; None for an empty table)."""
@@ -351,6 +393,28 @@ class ContractObserver:
                             out[row + MELD_NATURALS + k] += 1.0
                 row += MELD_FEATURES
         return seg
+
+    #: the ``rummy_env.encoding.fast`` function of ``encode_state`` (looked up by name on each use, so that
+    #: ``rummy_env.core._impl.use`` switching implementations is followed)
+    FAST_FUNCTION = "encode_contract_state"
+
+    def fast_fits(self, state: Any) -> bool:
+        """Can ``encode_state`` write ``state``'s observations on the fast path (its views are ``contract_view``'s)?"""
+        return _fast_builder(state, contract_view)
+
+    def encode_state(self, state: Any, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """``encode(state.public_view(seat), out=out)``, bit for bit, written straight from the engine state (no
+        view is built: the envs' hot path). It reads only what the view holds -- ``seat``'s own hand and the public
+        fields, the stock by its size -- through ``rummy_env.encoding.fast`` (compiled when ``RUMMY_ENV_IMPL``
+        selects the twins). A state whose views another builder makes (``register_view``) goes through its view.
+        ``out``: as in ``encode``."""
+        if not _fast_builder(state, contract_view) or state.n != self.n:
+            return self.encode(state.public_view(seat), out=out)
+        if seat.__class__ is not int or not 0 <= seat < self.n:
+            seat = _check_seat(state, seat)
+        arr = np.empty(self.size, dtype=np.float32) if out is None else _checked_out(out, self.size)
+        fast.encode_contract_state(self, state, seat, arr, memoryview(arr))
+        return arr
 
     def encode(self, view: Any, seat: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """The float32 observation of a public view (``state.public_view(seat)``; zeros for pieces that do not
@@ -475,6 +539,33 @@ class ContinentalObserver:
             self._o[name]
             for name in ("known", "first_turn", "balances", "deal", "phase", "active", "taken_discard", "turn")
         )
+        #: the offsets ``encoding.fast.encode_continental_state`` reads
+        self._fast_offsets = tuple(
+            self._o[name]
+            for name in (
+                "hand", "discard_counts", "discard_top", "pile_sizes", "known", "first_turn", "balances", "deal",
+                "phase", "active", "taken_discard", "turn",
+            )
+        )  # fmt: skip
+
+    #: as ``ContractObserver.FAST_FUNCTION``
+    FAST_FUNCTION = "encode_continental_state"
+
+    def fast_fits(self, state: Any) -> bool:
+        """Can ``encode_state`` write ``state``'s observations on the fast path (its views are
+        ``continental_view``'s)?"""
+        return _fast_builder(state, continental_view)
+
+    def encode_state(self, state: Any, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """``encode(state.public_view(seat), out=out)``, bit for bit, written straight from the engine state (as
+        ``ContractObserver.encode_state``: no view built, only what the view holds is read)."""
+        if not _fast_builder(state, continental_view) or state.n != self.n:
+            return self.encode(state.public_view(seat), out=out)
+        if seat.__class__ is not int or not 0 <= seat < self.n:
+            seat = _check_seat(state, seat)
+        arr = np.empty(self.size, dtype=np.float32) if out is None else _checked_out(out, self.size)
+        fast.encode_continental_state(self, state, seat, arr, memoryview(arr))
+        return arr
 
     def encode(self, view: Any, seat: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """The float32 observation of a public view (``state.public_view(seat)``), reading only the view.

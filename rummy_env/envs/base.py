@@ -149,6 +149,9 @@ class RummyAECEnv(AECEnv):
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self.layout = self.game.layout(rules)
         self.observer = self.game.observer(rules, rounds)
+        #: the observer's ``encode_state(state, seat)`` (identical to ``encode(state.public_view(seat))``, without
+        #: the view: ``rummy_env.encoding.fast``), or None for an observer without one
+        self._encode_state: Any = getattr(self.observer, "encode_state", None)
         self.num_actions = self.layout.num_actions
         obs_space = spaces.Dict(
             {
@@ -328,6 +331,9 @@ class RummyAECEnv(AECEnv):
         if seat is None:
             seat = self._seat(agent)  # raises, naming the agents
         mask = self.action_mask(agent)  # first: the view's legal actions then come from the engine's cache
+        encode_state = self._encode_state
+        if encode_state is not None:  # the built-in observers: straight from the state, as encode(view) writes it
+            return {"observation": encode_state(self._state, seat), "action_mask": mask}
         return {"observation": self.observer.encode(self._view(self._state, seat)), "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:

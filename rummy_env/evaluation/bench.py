@@ -26,7 +26,7 @@ def _check_seconds(seconds: float) -> None:
 
 def bench_env(profile: str, seconds: float, seed: int = 0, memory: bool = True, **config: Any) -> dict[str, Any]:
     """Random legal play through the AEC API on one core: decisions/s, sessions/s and the time share of masks
-    (legal-action listing included) and observations (the public view and its encoding); ``memory``: also the
+    (legal-action listing included) and observations (as the env's ``observe`` writes them); ``memory``: also the
     bytes one AEC env takes (``table_memory``: ``memory_per_table_bytes``, ``memory_peak_bytes``)."""
     _check_seconds(seconds)
     import numpy as np
@@ -38,24 +38,27 @@ def bench_env(profile: str, seconds: float, seed: int = 0, memory: bool = True, 
     rng = random.Random(seed)
     decisions = sessions = 0
     t_mask = t_obs = 0.0
-    enc = raw.observer.encode
-    view_of = raw.public_view
     mask_fn = raw.action_mask
-    # measure the share of masks and observations by timing them separately on the same states, in the order of
-    # the env's observe: the mask (which lists the legal actions), then the encoding of the agent's public view
+    # measure the shares of masks and observations in the env's own observe (the mask first, which lists the legal
+    # actions, then the observation: ``observer.encode_state``, straight from the state): observe timed whole, the
+    # mask inside it timed apart
     orig_observe = raw.observe
 
-    def timed_observe(agent: str) -> dict[str, Any]:
-        nonlocal t_mask, t_obs
+    def timed_mask(agent: str) -> Any:
+        nonlocal t_mask
         t0 = time.perf_counter()
         mask = mask_fn(agent)
-        t1 = time.perf_counter()
-        obs = enc(view_of(agent))
-        t2 = time.perf_counter()
-        t_mask += t1 - t0
-        t_obs += t2 - t1
-        return {"observation": obs, "action_mask": mask}
+        t_mask += time.perf_counter() - t0
+        return mask
 
+    def timed_observe(agent: str) -> dict[str, Any]:
+        nonlocal t_obs
+        t0, mask_before = time.perf_counter(), t_mask
+        out = orig_observe(agent)
+        t_obs += time.perf_counter() - t0 - (t_mask - mask_before)
+        return out
+
+    raw.action_mask = timed_mask  # type: ignore[method-assign]
     raw.observe = timed_observe  # type: ignore[method-assign]
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -71,6 +74,7 @@ def bench_env(profile: str, seconds: float, seed: int = 0, memory: bool = True, 
         sessions += 1
     secs = time.perf_counter() - start
     raw.observe = orig_observe  # type: ignore[method-assign]
+    del raw.action_mask  # the instance attribute: the method again
     res = {
         "profile": profile,
         "layer": "pettingzoo_aec",
@@ -95,9 +99,9 @@ def bench_vector_env(profile: str, num_envs: int, seconds: float, seed: int = 0,
     The keys of ``rummy_env.vector.bench_vector`` (``decisions_per_second``: actions applied, all tables together;
     ``sessions_per_second``: sessions finished, all tables together; ``layer`` = ``"vector"``) and the time shares
     of the loop's parts: ``step_time_share`` (inside ``vec.step``: engine, legal actions, masks, observations,
-    rewards, auto-reset), of it ``observation_time_share`` (the observer's ``encode``, every table every step;
-    None if this VectorEnv does not go through ``vec.observer.encode``), and ``sampling_time_share``
-    (``random_legal_actions``). ``memory``: also the bytes per table (``table_memory``).
+    rewards, auto-reset), of it ``observation_time_share`` (the observer's fast path ``rummy_env.encoding.fast``,
+    or its ``encode``, every table every step; None if this VectorEnv goes through neither), and
+    ``sampling_time_share`` (``random_legal_actions``). ``memory``: also the bytes per table (``table_memory``).
     """
     _check_seconds(seconds)
     import numpy as np
@@ -120,6 +124,22 @@ def bench_vector_env(profile: str, num_envs: int, seconds: float, seed: int = 0,
         return out
 
     observer.encode = timed_encode  # an instance attribute: the class and every other observer stay as they are
+    # the observers' fast path (``rummy_env.encoding.fast``, which ``VectorEnv._write`` looks up by name on each
+    # call): timed for every table, and restored after
+    from ..encoding import fast
+
+    fast_name = getattr(vec, "_fast_name", None)
+    fast_fn = getattr(fast, fast_name) if fast_name else None
+
+    def timed_fast(*args: Any) -> None:
+        nonlocal t_obs, n_obs
+        t0 = time.perf_counter()
+        fast_fn(*args)  # type: ignore[misc]
+        t_obs += time.perf_counter() - t0
+        n_obs += 1
+
+    if fast_fn is not None:
+        setattr(fast, fast_name, timed_fast)  # type: ignore[arg-type]
     try:
         _obs, mask, _seat = vec.reset()
         t_obs, n_obs = 0.0, 0  # the deal is not part of the timed loop
@@ -140,6 +160,8 @@ def bench_vector_env(profile: str, num_envs: int, seconds: float, seed: int = 0,
         secs = perf() - start
     finally:
         del observer.encode
+        if fast_fn is not None:
+            setattr(fast, fast_name, fast_fn)  # type: ignore[arg-type]
     decisions = steps * vec.num_envs
     res: dict[str, Any] = {
         "profile": profile,

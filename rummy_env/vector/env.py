@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..encoding import fast
 from ..engine import IllegalActionError
 from ..envs.base import NotResetError
 from ..envs.session import (
@@ -45,9 +46,13 @@ def _encode_takes_out(observer_type: type) -> bool:
 
 
 def _encode_into(observer: Any, state: Any, seat: int, out_row: np.ndarray) -> None:
-    """Write ``seat``'s observation of ``state`` into ``out_row`` (the one place that calls the observer: if
-    ``encode`` comes to take ``state.public_view(seat)``, only this function changes)."""
-    if _encode_takes_out(type(observer)):
+    """Write ``seat``'s observation of ``state`` into ``out_row`` (the one place that calls the observer; ``_write``
+    takes the observer's fast path itself): ``encode_state`` where the observer has it (the built-in observers:
+    straight from the state, ``rummy_env.encoding.fast``), else ``encode(state, seat)``."""
+    encode_state = getattr(observer, "encode_state", None)
+    if encode_state is not None:
+        encode_state(state, seat, out=out_row)
+    elif _encode_takes_out(type(observer)):
         observer.encode(state, seat, out=out_row)
     else:
         out_row[...] = observer.encode(state, seat)
@@ -122,6 +127,13 @@ class VectorEnv:
         self.rewards = np.zeros((e, n), dtype=np.float32)
         self.done = np.zeros(e, dtype=bool)
         self._obs_rows = list(self.obs)
+        #: per table, a memoryview of its observation row (the fast path's item writes) and its mask row as uint8
+        self._obs_views = [memoryview(r) for r in self._obs_rows]
+        self._mask_bytes = list(self.mask.view(np.uint8))
+        #: the observer's fast path (``rummy_env.encoding.fast``): the name of its function, and the engine class it
+        #: was last checked for (``observer.fast_fits``)
+        self._fast_name: str | None = getattr(self.observer, "FAST_FUNCTION", None)
+        self._fast_class: type | None = None
         #: per table and seat: write the observation when that seat is to move (False: the row is zeros instead;
         #: for seats played by bots that read ``table(i)``, which saves the observer's time). All True at first.
         self.observe_seats = np.ones((e, n), dtype=bool)
@@ -173,14 +185,23 @@ class VectorEnv:
         return self.obs, self.mask, self.seat
 
     def _write(self, i: int, st: Any) -> None:
-        """Table ``i``'s seat to move, mask and observation into the arrays."""
+        """Table ``i``'s seat to move, mask and observation into the arrays.
+
+        The mask row and the observation are written by ``rummy_env.encoding.fast`` (compiled when the twins are
+        selected): the observation straight from the engine state, as ``observer.encode_state`` (identical to
+        ``observer.encode(st.public_view(seat))``), where the observer offers it for this engine class."""
         seat = st.current_player
         self.seat[i] = seat
-        row = self._mask_rows[i]
-        row.fill(False)
-        row[st.legal_actions()] = True
+        fast.write_mask(self._mask_bytes[i], st.legal_actions())
         if self.observe_seats[i, seat]:
-            _encode_into(self._observers[i], st, seat, self._obs_rows[i])
+            if st.__class__ is not self._fast_class:
+                obs = self.observer
+                self._fast_class = st.__class__ if self._fast_name and obs.fast_fits(st) and st.n == obs.n else None
+            if self._fast_class is not None:
+                row = self._obs_rows[i]
+                getattr(fast, self._fast_name)(self._observers[i], st, seat, row, self._obs_views[i])
+            else:
+                _encode_into(self._observers[i], st, seat, self._obs_rows[i])
         else:
             self._obs_rows[i].fill(0.0)
 

@@ -1,0 +1,249 @@
+"""The observers' fast path: a seat's observation written straight from an engine state, and a mask row written
+from the legal actions, with no ``PublicView`` in between (the envs' hot path: ``VectorEnv`` and the AEC env).
+
+``ContractObserver.encode_state(state, seat, out)`` / ``ContinentalObserver.encode_state`` call the functions here.
+They read exactly the fields ``engine.view.contract_view`` / ``continental_view`` put in a view -- the viewing
+seat's own hand, the public piles (the stock only by its size), the known cards, the table, hand sizes, scores,
+round, phase -- and never an opponent's hand or the stock order; and they write exactly the float32 values that
+``observer.encode(state.public_view(seat))`` writes (``tests/test_fast_observation.py`` compares the two, bit for
+bit, over random decision points of every profile).
+
+This module is a hot module in the sense of ``rummy_env.core._impl``: ``setup.py`` also compiles it with Cython into
+``rummy_env._compiled.fast_observation``, typed by ``rummy_env/_compiled/fast_observation.pxd`` (C integers, and a
+typed float32 memoryview for ``out``: every item write is a store to memory), and ``RUMMY_ENV_IMPL`` selects between
+the two. The pure-Python functions (the reference of the twin) take ``out`` as a Python ``memoryview`` of the
+float32 row; the twin takes any float32 buffer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core._impl import install
+from ..core.cards import JOKER, NUM_KINDS
+from ..core.melds import GROUP
+from ..engine.view import NO_CARDS, _continental_round, _contract_round, _seat_melds
+
+# row offsets inside a table meld's features (``observation.MELD_ROW``; the observer module checks they agree)
+MELD_FEATURES = 97
+MELD_GROUP = 1
+MELD_RUN = 2
+MELD_NATURALS = 3
+MELD_RUN_FILLED = 55
+MELD_RUN_JOKERS = 69
+MELD_GROUP_RANK = 83
+MELD_GROUP_JOKERS = 96
+
+
+def table_segment(seat_melds: Any, me: int, n: int, max_melds: int, slots: int) -> Any:
+    """The ``table`` piece of a Contract observation from seat ``me`` (float32 array; None for an empty table):
+    ``seat_melds`` are the engine's frozen table snapshot (``TableMeld`` tuples per owner seat)."""
+    empty = True
+    for melds in seat_melds:
+        if melds:
+            empty = False
+            break
+    if empty:
+        return None
+    seg = np.zeros(slots * MELD_FEATURES, dtype=np.float32)
+    out = memoryview(seg)
+    for owner in range(len(seat_melds)):
+        melds = seat_melds[owner]
+        if not melds:
+            continue
+        row = ((owner - me) % n) * max_melds * MELD_FEATURES
+        for meld in melds:
+            cards = meld[2]
+            if meld[1] == GROUP:
+                out[row + MELD_GROUP] = 1.0
+                out[row + MELD_GROUP_RANK + meld[3] - 1] = 1.0
+                nj = 0
+                for k in cards:
+                    if k == JOKER:
+                        nj += 1
+                    else:
+                        out[row + MELD_NATURALS + k] += 1.0
+                out[row + MELD_GROUP_JOKERS] = nj / 4.0
+            else:
+                out[row + MELD_RUN] = 1.0
+                filled = row + MELD_RUN_FILLED + meld[5] - 1
+                jokers = row + MELD_RUN_JOKERS + meld[5] - 1
+                for i in range(len(cards)):
+                    k = cards[i]
+                    out[filled + i] = 1.0
+                    if k == JOKER:
+                        out[jokers + i] = 1.0
+                    else:
+                        out[row + MELD_NATURALS + k] += 1.0
+            row += MELD_FEATURES
+    return seg
+
+
+def _cards(out: Any, h: int, dc: int, dt: int, ps: int, hand: Any, disc: Any, stock_size: int, shoe_size: float) -> None:
+    """The card pieces (``observation.CARD_PIECES``, at offsets ``h``, ``dc``, ``dt``, ``ps``): own hand, discard
+    counts, top 4 discards, pile sizes."""
+    for k in range(NUM_KINDS):
+        c = hand[k]
+        if c:
+            out[h + k] = c
+    size = len(disc)
+    if size:
+        for i in range(size):
+            out[dc + disc[i]] += 1.0
+        out[dt + disc[size - 1]] = 1.0
+        if size > 1:
+            out[dt + NUM_KINDS + disc[size - 2]] = 1.0
+            if size > 2:
+                out[dt + 2 * NUM_KINDS + disc[size - 3]] = 1.0
+                if size > 3:
+                    out[dt + 3 * NUM_KINDS + disc[size - 4]] = 1.0
+    out[ps] = stock_size / shoe_size
+    out[ps + 1] = size / shoe_size
+
+
+def _copy(out: Any, at: int, seg: Any, start: int, length: int) -> None:
+    """Copy ``length`` items of the float32 vector ``seg`` from ``start`` on into ``out`` from ``at`` on."""
+    out[at : at + length] = seg[start : start + length]
+
+
+def _known(out: Any, kn: int, known: Any, me: int, n: int) -> None:
+    """The ``known`` piece: per opponent in seat order after ``me``, the copies publicly known in that hand
+    (``known``: the engine's snapshot, whose empty rows are ``NO_CARDS``, or its rows themselves)."""
+    for i in range(1, n):
+        row = known[(me + i) % n]
+        if row is NO_CARDS:
+            continue
+        at = kn + (i - 1) * NUM_KINDS
+        for k in range(NUM_KINDS):
+            c = row[k]
+            if c:
+                out[at + k] = c
+
+
+def encode_contract_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -> None:
+    """Write seat ``seat``'s observation of the Contract-family engine state ``st`` into ``arr`` (a float32 row of
+    ``obs.size`` items; ``out``: a memoryview of it), as ``obs.encode(st.public_view(seat), out=arr)`` does.
+    ``obs``: the ``ContractObserver`` (its offsets and its cache of encoded tables)."""
+    arr.fill(0.0)
+    n = obs.n
+    h, dc, dt, ps, tb, hs, op, sc, rd, ct, ph, ac, of, lb, ol, td, tu, kn, mp = obs._fast_offsets
+    rs = st._round_snap
+    if rs is None or rs[0] != st.round_index or rs[1] != st.dealer:
+        rs = _contract_round(st)
+    rnd = rs[6]
+    contract = rs[7]
+    discard = st.discard
+    _cards(out, h, dc, dt, ps, st.hands[seat], discard, len(st.stock), obs.shoe_size)
+    known = st._known_snap  # the view's snapshot when there is one; else the rows it would copy
+    if known is None:
+        known = st.known
+    _known(out, kn, known, seat, n)
+    melds = st._table_snap
+    if melds is None:
+        melds = st._table_snap = _seat_melds(st.seat_melds)
+    if melds is not obs._fast_table_key:  # the engine's snapshot of the table changed: encode it again, once
+        obs._fast_table_key = melds
+        seg = table_segment(melds, 0, n, obs.max_melds, obs.slots)
+        obs._fast_table = False if seg is None else seg
+    seg = obs._fast_table
+    if seg is not False:  # the melds of each owner (seat 0's order) moved to the viewer's seat order
+        segv = seg
+        block = obs.max_melds * MELD_FEATURES
+        for i in range(n):
+            p = (seat + i) % n
+            if melds[p]:
+                _copy(out, tb + i * block, segv, p * block, block)
+    sizes, opened, scores, highs = st.hand_size, st.opened, st.scores, obs._scores_high
+    active, this_turn = st.active, st.opened_this_turn
+    for i in range(n):
+        p = (seat + i) % n
+        out[hs + i] = sizes[p] / 20.0
+        if opened[p]:
+            out[op + 2 * i] = 1.0
+            if p == active and this_turn:
+                out[op + 2 * i + 1] = 1.0
+        score = scores[p]
+        if score:  # a zero score leaves the zero
+            s = score / 100.0
+            high = highs[i]
+            out[sc + i] = high if s > high else (s if s > 0.0 else 0.0)
+    out[rd + rnd - 1] = 1.0
+    out[ct] = contract[0] / 3.0
+    out[ct + 1] = contract[1] / 3.0
+    phase = st.phase
+    at = obs.phase_index.get(phase, -1)
+    if at >= 0:
+        out[ph + at] = 1.0
+        out[ac + (active - seat) % n] = 1.0
+    if phase == "buy":
+        if discard:
+            out[of + discard[len(discard) - 1]] = 1.0
+        if st.last_buyer >= 0:
+            out[lb + (st.last_buyer - seat) % n] = 1.0
+    left = st.opening_left
+    if left:
+        out[ol] = left[0] / 3.0
+        out[ol + 1] = left[1] / 3.0
+    if st.taken_pending and st.taken_discard >= 0:
+        out[td + st.taken_discard] = 1.0
+    t = st.turn / obs.turn_cap
+    out[tu] = t if t < 1.0 else 1.0
+    if st.must_place >= 0 and mp >= 0:
+        out[mp + st.must_place] = 1.0
+
+
+def encode_continental_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -> None:
+    """Write seat ``seat``'s observation of the Continental engine state ``st`` into ``arr`` (``out``: a memoryview
+    of it), as ``obs.encode(st.public_view(seat), out=arr)`` does (``obs``: the ``ContinentalObserver``)."""
+    arr.fill(0.0)
+    n = obs.n
+    h, dc, dt, ps, kn, ft, bal, dl, ph, ac, td, tu = obs._fast_offsets
+    rs = st._round_snap
+    if rs is None or rs[0] != st.deal_index or rs[1] != st.dealer:
+        rs = _continental_round(st)
+    rnd = rs[6]
+    _cards(out, h, dc, dt, ps, st.hands[seat], st.discard, len(st.stock), obs.shoe_size)
+    known = st._known_snap  # the view's snapshot when there is one; else the rows it would copy
+    if known is None:
+        known = st.known
+    _known(out, kn, known, seat, n)
+    turns_taken, scores, highs = st.turns_taken, st.scores, obs._bal_high
+    for i in range(n):
+        p = (seat + i) % n
+        if turns_taken[p] == 0:
+            out[ft + i] = 1.0
+        score = scores[p]
+        if score:  # a zero balance leaves the zeros
+            b = score / 100.0
+            if b >= 0:
+                j = 2 * i
+                mag = b
+            else:
+                j = 2 * i + 1
+                mag = -b
+            high = highs[j]
+            out[bal + j] = mag if mag < high else high
+    last = obs.num_deals - 1
+    out[dl + (rnd - 1 if rnd - 1 < last else last)] = 1.0
+    at = obs.phase_index.get(st.phase, -1)
+    if at >= 0:
+        out[ph + at] = 1.0
+        out[ac + (st.active - seat) % n] = 1.0
+    if st.taken_discard >= 0:
+        out[td + st.taken_discard] = 1.0
+    t = st.turn / obs.turn_cap
+    out[tu] = t if t < 1.0 else 1.0
+
+
+def write_mask(row: Any, legal: Any) -> None:
+    """Set the mask row ``row`` (a uint8 view of a bool row: 1 at each id of ``legal``, 0 elsewhere)."""
+    row[:] = 0
+    for a in legal:
+        row[a] = 1
+
+
+NAMES = ("table_segment", "encode_contract_state", "encode_continental_state", "write_mask")
+
+install(globals(), NAMES)
