@@ -35,6 +35,18 @@ DIRECTIVES = {
 }
 
 
+def source_digest(source: str, twin: str) -> str:
+    """SHA-256 of what a twin is compiled from: the ``.py`` source, plus the typing ``.pxd`` beside the twin
+    (``rummy_env/_compiled/<name>.pxd``) when there is one. ``rummy_env.core._impl.source_digest`` is the same."""
+    with open(source, "rb") as f:
+        data = f.read()
+    pxd = os.path.join(*twin.split(".")) + ".pxd"
+    if os.path.exists(pxd):
+        with open(pxd, "rb") as f:
+            data += b"\0pxd\0" + f.read()
+    return hashlib.sha256(data).hexdigest()
+
+
 def _warn(message: str) -> None:
     print(f"WARNING (rummy_env): {message}; installing the pure-Python implementation only", file=sys.stderr)
 
@@ -60,8 +72,7 @@ class OptionalBuildExt(build_ext):
             if not os.path.exists(path):
                 return  # a twin failed to build: no digests, the package runs in pure Python
             out_dir = os.path.dirname(path)
-            with open(TWINS[ext.name], "rb") as f:
-                digests[ext.name] = hashlib.sha256(f.read()).hexdigest()
+            digests[ext.name] = source_digest(TWINS[ext.name], ext.name)
         if out_dir is not None:
             with open(os.path.join(out_dir, "_sources.json"), "w", encoding="utf-8") as f:
                 json.dump(digests, f, indent=1, sort_keys=True)

@@ -250,3 +250,27 @@ def test_compiled_fuzzer_long_run_under_either(impl: str, compiled: None) -> Non
     for profile in sorted(GAMES):
         res = fuzz(profile=profile, decisions=20_000, seed=11)
         assert res["violations"] == 0, res.get("examples")
+
+
+def test_source_digest_covers_the_typing_pxd(tmp_path, monkeypatch) -> None:
+    """A twin typed by a ``.pxd`` is stale after an edit of the ``.pxd`` alone; setup.py records the same digest."""
+    from pathlib import Path
+
+    src, pxd = tmp_path / "mod.py", tmp_path / "mod.pxd"
+    src.write_text("x = 1\n")
+    plain = _impl.source_digest(str(src), str(pxd))
+    pxd.write_text("cdef int x\n")
+    typed = _impl.source_digest(str(src), str(pxd))
+    pxd.write_text("cdef long x\n")
+    assert len({plain, typed, _impl.source_digest(str(src), str(pxd))}) == 3
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "setup.py").read_text(encoding="utf-8")
+    ns: dict[str, Any] = {}
+    exec(compile(text.split("def _warn")[0], "setup.py", "exec"), ns)  # the digest helper only, not setup()
+    monkeypatch.chdir(root)
+    assert ns["source_digest"]("rummy_env/encoding/fast.py", "rummy_env._compiled.fast_observation") == (
+        _impl.source_digest("rummy_env/encoding/fast.py", "rummy_env/_compiled/fast_observation.pxd")
+    )
+    assert ns["source_digest"]("rummy_env/encoding/fast.py", "rummy_env._compiled.fast_observation") != (
+        _impl.source_digest("rummy_env/encoding/fast.py", "rummy_env/_compiled/no_such.pxd")
+    )

@@ -76,9 +76,20 @@ def requested() -> str:
 _stale: list[str] | None = None
 
 
+def source_digest(source: str, pxd: str) -> str:
+    """SHA-256 of what a twin is compiled from: the ``.py`` at ``source``, plus the typing ``.pxd`` at ``pxd``
+    when it exists (as ``setup.py``'s ``source_digest`` records it), so an edit of either makes the twin stale."""
+    with open(source, "rb") as f:
+        data = f.read()
+    if os.path.exists(pxd):
+        with open(pxd, "rb") as f:
+            data += b"\0pxd\0" + f.read()
+    return hashlib.sha256(data).hexdigest()
+
+
 def stale_twins() -> list[str]:
     """The built twins whose source changed since the build (``_sources.json``, written by ``setup.py``, holds the
-    SHA-256 of each source compiled; a build without it counts as stale: nothing says what it was built from)."""
+    SHA-256 of each source compiled, with its ``.pxd`` when it has one; a build without it counts as stale: nothing says what it was built from)."""
     global _stale
     if _stale is None:
         package = importlib.util.find_spec("rummy_env._compiled")
@@ -92,8 +103,7 @@ def stale_twins() -> list[str]:
         for module, twin in TWINS.items():
             spec = importlib.util.find_spec(module) if module not in sys.modules else sys.modules[module].__spec__
             try:
-                with open(spec.origin, "rb") as f:  # type: ignore[union-attr, arg-type]
-                    digest = hashlib.sha256(f.read()).hexdigest()
+                digest = source_digest(spec.origin, os.path.join(folder, twin.rsplit(".", 1)[1] + ".pxd"))  # type: ignore[union-attr, arg-type]
             except (OSError, AttributeError, TypeError):
                 digest = None
             if built.get(twin) != digest:
