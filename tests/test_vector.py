@@ -183,6 +183,25 @@ def test_random_legal_actions_are_legal_and_seeded():
         random_legal_actions(np.zeros((2, 3), dtype=bool), np.random.default_rng(0))
 
 
+def test_random_legal_actions_is_uniform_over_each_row_as_documented():
+    """The draw is ``starts + floor(u * counts)`` over each row's legal ids in order (one ``rng.random(e)``): the
+    same ids as picking ``legal[floor(u * len(legal))]`` row by row, for masks of every shape, an empty row refused
+    with its row named."""
+    gen = np.random.default_rng(7)
+    for e, a in [(1, 1), (1, 5), (3, 4), (16, 3089), (5, 109)]:
+        for density in (0.01, 0.3, 1.0):
+            mask = gen.random((e, a)) < density
+            mask[np.arange(e), gen.integers(0, a, e)] = True  # every row has a legal id
+            got = random_legal_actions(mask, np.random.default_rng(3))
+            u = np.random.default_rng(3).random(e)
+            want = [int(np.flatnonzero(row)[int(x * np.count_nonzero(row))]) for row, x in zip(mask, u)]
+            assert got.tolist() == want
+    mask = np.ones((4, 6), dtype=bool)
+    mask[2] = False
+    with pytest.raises(ValueError, match=r"rows \[2\]"):
+        random_legal_actions(mask, np.random.default_rng(0))
+
+
 def test_bench_vector_reports_decisions_per_second():
     res = bench_vector("continental", num_envs=2, seconds=0.2)
     assert res["layer"] == "vector" and res["decisions_per_second"] > 0 and res["decisions"] % 2 == 0

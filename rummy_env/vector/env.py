@@ -218,6 +218,9 @@ class VectorEnv:
                 f"actions must be an integer array of shape ({e},) (one action id 0..{self.num_actions - 1} per "
                 f"table); got shape {a.shape} and dtype {a.dtype}"
             )
+        acts = a.tolist()
+        if min(acts) >= 0 and max(acts) < self.num_actions and self.mask[self._arange, a].all():
+            return acts  # the common case: every id in range and legal (one fancy index, no clipped copy)
         clipped = np.clip(a, 0, self.num_actions - 1)
         ok = (clipped == a) & self.mask[self._arange, clipped]
         if not ok.all():
