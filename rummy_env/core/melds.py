@@ -583,12 +583,24 @@ def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -
     """Can ``g`` groups of minimum size be made from ``counts`` (naturals) plus ``jokers`` jokers?"""
     if g == 0:
         return True
-    size = rules.group_min
-    if not rules.group_distinct_suits:
+    c = list(counts)
+    return _groups_ok(c, jokers, g, rules.group_min, rules.group_distinct_suits, rules.allow_all_joker_melds)
+
+
+def _groups_ok(c: list[int], jokers: int, g: int, size: int, distinct: bool, allow_jokers_only: bool) -> bool:
+    """``_groups_possible`` on the counts ``c`` (a list here; a C array in the typed twin, ``_compiled/melds.pxd``),
+    the rule fields read once by the caller."""
+    if g == 0:
+        return True
+    if not distinct:
         free = 0
         partial: list[int] = []
         for r in range(NUM_RANKS):
-            n = counts[r] + counts[r + 13] + counts[r + 26] + counts[r + 39]
+            n0 = c[r]
+            n1 = c[r + 13]
+            n2 = c[r + 26]
+            n3 = c[r + 39]
+            n = n0 + n1 + n2 + n3
             free += n // size
             if n % size:
                 partial.append(size - n % size)
@@ -603,16 +615,18 @@ def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -
             need -= 1
             if need == 0:
                 return True
-        if not rules.allow_all_joker_melds:
+        if not allow_jokers_only:
             return False
         return jokers >= need * size
     # distinct suits: for m groups of one rank, naturals usable = min(size*m, sum_s min(c_s, m)); a small DP over
     # the ranks that hold naturals finds the fewest jokers for g groups, all-joker groups (if allowed) cost `size`
     inf = 1 << 30
     best = [0] + [inf] * g
-    allow_jokers_only = rules.allow_all_joker_melds
     for r in range(NUM_RANKS):
-        c0, c1, c2, c3 = counts[r], counts[r + 13], counts[r + 26], counts[r + 39]
+        c0 = c[r]
+        c1 = c[r + 13]
+        c2 = c[r + 26]
+        c3 = c[r + 39]
         if not (c0 or c1 or c2 or c3):
             continue
         key = (c0, c1, c2, c3, g, size, allow_jokers_only)
@@ -620,11 +634,12 @@ def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -
         if costs is None:
             costs = _RANK_COSTS[key] = _rank_costs(c0, c1, c2, c3, g, size, allow_jokers_only)
         new = list(best)
+        ncost = len(costs)
         for k in range(g):
             bk = best[k]
             if bk >= inf:
                 continue
-            for m in range(1, min(g - k, len(costs)) + 1):
+            for m in range(1, min(g - k, ncost) + 1):
                 v = bk + costs[m - 1]
                 if v < new[k + m]:
                     new[k + m] = v
@@ -704,58 +719,85 @@ def can_make_contract(
     total = sum(counts)
     if total < groups * size_g + runs * size_r:
         return False
-    jokers = counts[JOKER]
-    if runs == 0:
-        return _groups_possible(counts, jokers, groups, rules)
-    c = list(counts)
-    chosen = list(declared_runs)
-    span = size_r - 1
-    wins = _windows(size_r)
+    c = list(counts)  # the typed twin copies the counts into a C array (``_compiled/melds.pxd``)
+    jokers = c[JOKER]
+    distinct = rules.group_distinct_suits
     all_jokers = rules.allow_all_joker_melds
+    if runs == 0:
+        return _groups_ok(c, jokers, groups, size_g, distinct, all_jokers)
     # presence bits are kept up to date as the search takes naturals out of ``c`` (and puts them back)
-    presence = run_presence(c)
-
-    nwin = MAX_POS - span  # windows (lowest positions) per suit
+    presence = run_presence(counts)
+    nwin = MAX_POS - size_r + 1  # windows (lowest positions) per suit
     cands = _WINDOW_CANDIDATES.setdefault((size_r, all_jokers), {})
+    return _runs_search(
+        c, presence, list(declared_runs), _windows(size_r), cands, rules, groups, size_g, size_r, nwin, runs, 0, jokers
+    )
 
-    def rec(r_left: int, start: int, jokers: int) -> bool:
-        if r_left == 0:
-            return _groups_possible(c, jokers, groups, rules)
-        if groups and not _groups_possible(c, jokers, groups, rules):
-            return False  # the groups are short before the runs take any card (fewer cards never make more groups)
-        s0 = start // nwin
-        for suit in range(s0, 4):
-            pres = presence[suit]
-            key = pres << 6 | jokers if jokers < 64 else (pres, jokers)
-            cl = cands.get(key)
-            if cl is None:
-                cl = cands[key] = _window_candidates(pres, jokers, size_r, nwin, all_jokers)
-            first = start - suit * nwin  # windows before ``start`` were tried by the callers
-            for low0, need in cl:
-                if low0 < first:
-                    continue
-                if chosen and run_conflicts(suit, low0 + 1, low0 + 1 + span, chosen, rules):
-                    continue
-                idx = suit * nwin + low0
-                kinds, bits = wins[idx][2], wins[idx][3]
-                used = []
-                for i, k in enumerate(kinds):
-                    if c[k]:
-                        c[k] -= 1
-                        used.append(k)
-                        if not c[k]:
-                            presence[suit] &= ~bits[i]
-                chosen.append((suit, low0 + 1, low0 + 1 + span))
-                ok = rec(r_left - 1, idx, jokers - need)
-                chosen.pop()
-                for k in used:
-                    c[k] += 1
-                presence[suit] = pres
-                if ok:
-                    return True
-        return False
 
-    return rec(runs, 0, jokers)
+def _runs_search(
+    c: list[int],
+    presence: list[int],
+    chosen: list[tuple[int, int, int]],
+    wins: list[tuple[int, int, tuple[int, ...], tuple[int, ...]]],
+    cands: dict[Any, tuple[tuple[int, int], ...]],
+    rules: MeldRules,
+    groups: int,
+    size_g: int,
+    size_r: int,
+    nwin: int,
+    r_left: int,
+    start: int,
+    jokers: int,
+) -> bool:
+    """``can_make_contract``'s search: ``r_left`` more runs from window index ``start`` on (the windows before it
+    were tried by the callers), then the ``groups`` from what is left; ``c`` and ``presence`` are changed during the
+    search and restored."""
+    distinct = rules.group_distinct_suits
+    all_jokers = rules.allow_all_joker_melds
+    if r_left == 0:
+        return _groups_ok(c, jokers, groups, size_g, distinct, all_jokers)
+    if groups and not _groups_ok(c, jokers, groups, size_g, distinct, all_jokers):
+        return False  # the groups are short before the runs take any card (fewer cards never make more groups)
+    span = size_r - 1
+    s0 = start // nwin
+    for suit in range(s0, 4):
+        pres = presence[suit]
+        if jokers < 64:
+            key = pres << 6 | jokers
+        else:
+            key = (pres, jokers)
+        cl = cands.get(key)
+        if cl is None:
+            cl = cands[key] = _window_candidates(pres, jokers, size_r, nwin, all_jokers)
+        first = start - suit * nwin  # windows before ``start`` were tried by the callers
+        for low0, need in cl:
+            if low0 < first:
+                continue
+            if chosen and run_conflicts(suit, low0 + 1, low0 + 1 + span, chosen, rules):
+                continue
+            idx = suit * nwin + low0
+            win = wins[idx]
+            kinds = win[2]
+            bits = win[3]
+            used = []
+            for i in range(size_r):
+                k = kinds[i]
+                if c[k]:
+                    c[k] -= 1
+                    used.append(k)
+                    if not c[k]:
+                        presence[suit] &= ~bits[i]
+            chosen.append((suit, low0 + 1, low0 + 1 + span))
+            ok = _runs_search(
+                c, presence, chosen, wins, cands, rules, groups, size_g, size_r, nwin, r_left - 1, idx, jokers - need
+            )
+            chosen.pop()
+            for k in used:
+                c[k] += 1
+            presence[suit] = pres
+            if ok:
+                return True
+    return False
 
 
 def _joker_runs(
