@@ -4,7 +4,7 @@
 import cython
 
 @cython.locals(c="long[53]", size_g=cython.long, size_r=cython.long, total=cython.long, jokers=cython.long,
-               nwin=cython.long, distinct=cython.bint, all_jokers=cython.bint, presence="long[4]")
+               nwin=cython.long, distinct=cython.bint, all_jokers=cython.bint, presence="long[4]", k=cython.long)
 cpdef bint can_make_contract(object counts, long groups, long runs, object rules, object declared_runs=*) except? -1
 
 @cython.locals(c="long[53]")
@@ -16,8 +16,12 @@ cpdef bint _groups_possible(object counts, long jokers, long g, object rules) ex
                v=cython.long, result=cython.long, partial=list, best=list, new=list)
 cdef bint _groups_ok(long* c, long jokers, long g, long size, bint distinct, bint allow_jokers_only) except? -1
 
-@cython.locals(distinct=cython.bint, all_jokers=cython.bint, span=cython.long, s0=cython.long, suit=cython.long,
+@cython.locals(span=cython.long, s0=cython.long, suit=cython.long,
                pres=cython.long, first=cython.long, low0=cython.long, need=cython.long, idx=cython.long,
                i=cython.long, k=cython.long, ok=cython.bint, used=list, kinds=tuple, bits=tuple, win=tuple)
 cdef bint _runs_search(long* c, long* presence, list chosen, list wins, dict cands, object rules, long groups,
-                       long size_g, long size_r, long nwin, long r_left, long start, long jokers) except? -1
+                       long size_g, long size_r, bint distinct, bint all_jokers, long nwin, long r_left, long start,
+                       long jokers) except? -1
+
+@cython.locals(s=cython.long, base=cython.long, bits=cython.long, i=cython.long)
+cdef void _fill_presence(long* c, object counts, long* presence)

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple, Protocol
 
 from ..core.cards import (  # the same path from the compiled twin (rummy_env._compiled)
     JOKER,
+    NUM_KINDS,
     NUM_RANKS,
     RANKS,
     SUIT_SYMBOLS,
@@ -34,6 +35,10 @@ from ..core.cards import (  # the same path from the compiled twin (rummy_env._c
 GROUP = "group"
 RUN = "run"
 MAX_POS = 14  # ace high
+#: True in the typed compiled twin (``rummy_env._compiled.melds``, C types from ``_compiled/melds.pxd``): a few loops
+#: of the contract search then take their C-loop form, which pure Python runs slower than the built-ins of the
+#: reference form (the same results: ``tests/test_legal_fast.py`` and the differential of ``tests/test_compiled.py``)
+_TYPED = __name__.startswith("rummy_env._compiled.")
 
 
 class MeldRules(Protocol):
@@ -716,22 +721,46 @@ def can_make_contract(
     stand in for any natural elsewhere, so this loses no solution.
     """
     size_g, size_r = rules.group_min, rules.run_min
-    total = sum(counts)
+    c = list(counts)  # the typed twin copies the counts into a C array (``_compiled/melds.pxd``)
+    if _TYPED:
+        total = 0
+        for k in range(NUM_KINDS):
+            total += c[k]
+    else:
+        total = sum(c)
     if total < groups * size_g + runs * size_r:
         return False
-    c = list(counts)  # the typed twin copies the counts into a C array (``_compiled/melds.pxd``)
     jokers = c[JOKER]
     distinct = rules.group_distinct_suits
     all_jokers = rules.allow_all_joker_melds
     if runs == 0:
         return _groups_ok(c, jokers, groups, size_g, distinct, all_jokers)
     # presence bits are kept up to date as the search takes naturals out of ``c`` (and puts them back)
-    presence = run_presence(counts)
+    presence = [0, 0, 0, 0]
+    _fill_presence(c, counts, presence)
     nwin = MAX_POS - size_r + 1  # windows (lowest positions) per suit
     cands = _WINDOW_CANDIDATES.setdefault((size_r, all_jokers), {})
     return _runs_search(
-        c, presence, list(declared_runs), _windows(size_r), cands, rules, groups, size_g, size_r, nwin, runs, 0, jokers
+        c, presence, list(declared_runs), _windows(size_r), cands, rules, groups, size_g, size_r, distinct, all_jokers,
+        nwin, runs, 0, jokers,
     )
+
+
+def _fill_presence(c: list[int], counts: list[int], presence: list[int]) -> None:
+    """``presence[s] = run_presence(counts)[s]`` for the four suits, ``c`` holding the same counts (the typed twin
+    sets the bits from its C array ``c`` in a C loop)."""
+    if _TYPED:
+        for s in range(4):
+            base = s * NUM_RANKS
+            bits = 0
+            for i in range(NUM_RANKS):
+                if c[base + i]:
+                    bits |= 1 << i
+            presence[s] = bits | (bits & 1) << 13
+        return
+    p = run_presence(counts)
+    for s in range(4):
+        presence[s] = p[s]
 
 
 def _runs_search(
@@ -744,6 +773,8 @@ def _runs_search(
     groups: int,
     size_g: int,
     size_r: int,
+    distinct: bool,
+    all_jokers: bool,
     nwin: int,
     r_left: int,
     start: int,
@@ -752,8 +783,6 @@ def _runs_search(
     """``can_make_contract``'s search: ``r_left`` more runs from window index ``start`` on (the windows before it
     were tried by the callers), then the ``groups`` from what is left; ``c`` and ``presence`` are changed during the
     search and restored."""
-    distinct = rules.group_distinct_suits
-    all_jokers = rules.allow_all_joker_melds
     if r_left == 0:
         return _groups_ok(c, jokers, groups, size_g, distinct, all_jokers)
     if groups and not _groups_ok(c, jokers, groups, size_g, distinct, all_jokers):
@@ -789,7 +818,8 @@ def _runs_search(
                         presence[suit] &= ~bits[i]
             chosen.append((suit, low0 + 1, low0 + 1 + span))
             ok = _runs_search(
-                c, presence, chosen, wins, cands, rules, groups, size_g, size_r, nwin, r_left - 1, idx, jokers - need
+                c, presence, chosen, wins, cands, rules, groups, size_g, size_r, distinct, all_jokers, nwin, r_left - 1,
+                idx, jokers - need,
             )
             chosen.pop()
             for k in used:

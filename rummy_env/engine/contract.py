@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from itertools import compress
 from typing import Any
 
 from ..core.cards import JOKER, NUM_KINDS, PENALTY, RANKS, SUIT_SYMBOLS, SUITS, Shoe, kinds_of
@@ -137,7 +138,8 @@ class ContractState(EngineState):
     @property
     def final_round(self) -> bool:
         """True in a round that is gone out all at once (contract round 7)."""
-        return self.rules.is_final_all_at_once(self.round)
+        rules = self.rules  # ``ContractRules.is_final_all_at_once`` inlined (asked several times per decision)
+        return rules.final_round_all_at_once and self.rounds[self.round_index] == rules.num_rounds
 
     def _clear_round(self) -> None:
         n = self.n
@@ -375,10 +377,13 @@ class ContractState(EngineState):
             # melds longer than the minimum: the opening's own melds may be extended in the opening turn
             acts.extend(self._layoff_actions(own_only=True))
         if self.must_place < 0:  # B.2-10: no discard while the deep-pickup card is not on the table
-            # ``_discardable`` can only refuse a held card (then) for the kind taken from the discard pile (A.2-4)
-            t = self.taken_discard
+            # every held kind; ``_discardable`` can only refuse a held card (then) for the kind taken from the discard
+            # pile (A.2-4)
             base = lay.DISCARD
-            acts.extend([base + k for k, c in enumerate(hand) if c and (k != t or self._discardable(k))])
+            acts.extend(compress(range(base, base + NUM_KINDS), hand))
+            t = self.taken_discard
+            if t >= 0 and hand[t] and not self._discardable(t):
+                acts.remove(base + t)
             return acts
         return self._keeping_placeable(acts)
 
@@ -448,16 +453,21 @@ class ContractState(EngineState):
         hand = self.hands[p]
         rules = self.rules
         out: list[int] = []
+        # ``lay.slot`` and ``lay.lay_off`` inlined: id = LAY_OFF + (kind * slots + slot) * 2 + end
+        n, max_melds, slots, base = lay.num_players, lay.max_melds, lay.slots, lay.LAY_OFF
         for owner in (p,) if own_only else range(self.n):
-            for idx, meld in enumerate(self.seat_melds[owner]):
-                slot = lay.slot(p, owner, idx)
+            melds = self.seat_melds[owner]
+            if not melds:
+                continue
+            first = ((owner - p) % n) * max_melds
+            for idx, meld in enumerate(melds):
                 for kind, end in layoff_options(meld):
                     if (
                         hand[kind]
                         and layoff_fits(meld, kind, end, rules)
                         and (self._can_spare(kind) or self._taken_follows(meld, kind, end))
                     ):
-                        out.append(lay.lay_off(kind, slot, end))
+                        out.append(base + (kind * slots + first + idx) * 2 + end)
         return out
 
     def _taken_follows(self, meld: Meld, kind: int, end: int) -> bool:
@@ -479,7 +489,7 @@ class ContractState(EngineState):
         placeable: bool | None = None
         for owner in range(self.n):
             for idx, meld in enumerate(self.seat_melds[owner]):
-                if meld.kind != RUN:
+                if meld.kind != RUN or JOKER not in meld.cards:
                     continue
                 for i, k in enumerate(meld.cards):
                     if k != JOKER:
