@@ -380,7 +380,7 @@ class ContractState(EngineState):
             # every held kind; ``_discardable`` can only refuse a held card (then) for the kind taken from the discard
             # pile (A.2-4)
             base = lay.DISCARD
-            acts.extend(compress(range(base, base + NUM_KINDS), hand))
+            acts.extend(compress(lay.discard_ids, hand))
             t = self.taken_discard
             if t >= 0 and hand[t] and not self._discardable(t):
                 acts.remove(base + t)
