@@ -392,8 +392,7 @@ class ContractState(EngineState):
         c = self.must_place
         out = []
         for a in acts:
-            t = self.clone()
-            t._legal = None
+            t = self._probe()
             t._dispatch(a)
             if t.must_place < 0 or t.phase != ACT and t.phase != OPENING and t.phase != PLACE_JOKER:
                 out.append(a)
@@ -844,6 +843,29 @@ class ContractState(EngineState):
         new._legal = list(self._legal) if self._legal is not None else None
         return new
 
+    def _probe(self) -> ContractState:
+        """A throw-away clone to try one action on (``_keeping_placeable``): what ``_dispatch`` can change is copied,
+        the history is shared (only ``apply`` extends it) and the generator is copied only if the probe draws from
+        it (a round that ends in the probe deals the next one); its legal actions are recomputed."""
+        new = copy.copy(self)
+        new.hands = [list(h) for h in self.hands]
+        new.known = [list(h) for h in self.known]
+        new.hand_size = list(self.hand_size)
+        new.stock = list(self.stock)
+        new.discard = list(self.discard)
+        new.table = [m.copy() for m in self.table]
+        mapping = {id(old): nm for old, nm in zip(self.table, new.table)}
+        new.seat_melds = [[mapping[id(m)] for m in ms] for ms in self.seat_melds]
+        new.opened = list(self.opened)
+        new.opening_runs = list(self.opening_runs)
+        new.buy_queue = list(self.buy_queue)
+        new.scores = list(self.scores)
+        new.round_results = copy_round_results(self.round_results)
+        rng = self.rng
+        new.rng = _LazyRng(rng._source if type(rng) is _LazyRng and rng._copy is None else rng)
+        new._legal = None
+        return new
+
     def resample_hidden(self, seat: int, rng: Any) -> ContractState:
         """A clone in which every card ``seat`` cannot see is redealt at random (``rng``: a numpy Generator).
 
@@ -901,6 +923,23 @@ class ContractState(EngineState):
         assert total == self.copies, "every physical card is accounted for exactly once"
         if self.phase != GAME_OVER:
             assert self.legal_actions(), "the player to move has a legal action"
+
+
+class _LazyRng:
+    """The generator of a probe clone (``ContractState._probe``): a copy of ``source`` made on first use, so a probe
+    that never draws costs no copy. Exact as long as ``source`` does not move before that first use: a probe is tried
+    and dropped while its source state waits."""
+
+    __slots__ = ("_source", "_copy")
+
+    def __init__(self, source: Any):
+        self._source = source
+        self._copy: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._copy is None:
+            self._copy = copy_rng(self._source)
+        return getattr(self._copy, name)
 
 
 #: the ranges whose actions change the table melds (``_dispatch`` then drops the table snapshot of the views)
