@@ -25,3 +25,8 @@ cdef bint _runs_search(long* c, long* presence, list chosen, list wins, dict can
 
 @cython.locals(s=cython.long, base=cython.long, bits=cython.long, i=cython.long)
 cdef void _fill_presence(long* c, object counts, long* presence)
+
+@cython.locals(inf=cython.long, bestc="long[16]", newc="long[16]", costc="long[16]", k=cython.long, r=cython.long,
+               c0=cython.long, c1=cython.long, c2=cython.long, c3=cython.long, ncost=cython.long, m=cython.long,
+               avail=cython.long, bk=cython.long, v=cython.long, result=cython.long)
+cdef bint _groups_dp_c(long* c, long jokers, long g, long size, bint allow_jokers_only) except? -1

@@ -626,6 +626,8 @@ def _groups_ok(c: list[int], jokers: int, g: int, size: int, distinct: bool, all
     # distinct suits: for m groups of one rank, naturals usable = min(size*m, sum_s min(c_s, m)); a small DP over
     # the ranks that hold naturals finds the fewest jokers for g groups, all-joker groups (if allowed) cost `size`
     inf = 1 << 30
+    if _TYPED and g < 16:
+        return _groups_dp_c(c, jokers, g, size, allow_jokers_only)
     best = [0] + [inf] * g
     for r in range(NUM_RANKS):
         c0 = c[r]
@@ -656,6 +658,52 @@ def _groups_ok(c: list[int], jokers: int, g: int, size: int, distinct: bool, all
         for k in range(g):
             if best[k] < inf:
                 result = min(result, best[k] + size * (g - k))
+    return result <= jokers
+
+
+def _groups_dp_c(c: list[int], jokers: int, g: int, size: int, allow_jokers_only: bool) -> bool:
+    """The distinct-suit DP of ``_groups_ok`` in the typed twin (``g`` < 16): the same recurrence on C arrays, each
+    rank's costs computed inline as ``_rank_costs`` computes them (no cache). Not called by the pure-Python
+    reference, which caches the costs; the two are compared by ``tests/test_legal_fast.py``."""
+    inf = 1 << 30
+    bestc = [0] * 16  # C arrays in the typed twin
+    newc = [0] * 16
+    costc = [0] * 16
+    for k in range(1, g + 1):
+        bestc[k] = inf
+    for r in range(NUM_RANKS):
+        c0 = c[r]
+        c1 = c[r + 13]
+        c2 = c[r + 26]
+        c3 = c[r + 39]
+        if not (c0 or c1 or c2 or c3):
+            continue
+        ncost = 0
+        for m in range(1, g + 1):
+            avail = min(c0, m) + min(c1, m) + min(c2, m) + min(c3, m)
+            if avail < m and not allow_jokers_only:
+                break  # every group needs a natural
+            costc[ncost] = size * m - min(size * m, avail)
+            ncost += 1
+        for k in range(g + 1):
+            newc[k] = bestc[k]
+        for k in range(g):
+            bk = bestc[k]
+            if bk >= inf:
+                continue
+            for m in range(1, min(g - k, ncost) + 1):
+                v = bk + costc[m - 1]
+                if v < newc[k + m]:
+                    newc[k + m] = v
+        for k in range(g + 1):
+            bestc[k] = newc[k]
+        if bestc[g] <= jokers:
+            return True  # the ranks still to come can only lower the jokers needed
+    result = bestc[g]
+    if allow_jokers_only:
+        for k in range(g):
+            if bestc[k] < inf:
+                result = min(result, bestc[k] + size * (g - k))
     return result <= jokers
 
 
