@@ -134,3 +134,31 @@ def test_a_probe_draws_from_its_own_copy_of_the_generator() -> None:
     assert [int(probe.rng.integers(1000)) for _ in range(5)] == want
     assert [int(nested.rng.integers(1000)) for _ in range(5)] == want
     assert st.rng.bit_generator.state == before
+
+
+def test_the_continental_prefilter_only_refuses_hands_the_solver_refuses() -> None:
+    """``_hopeless`` (the typed twin's pre-filter of ``fitting_discards``), run as Python: True exactly when the
+    X"""
+    from rummy_env.rules import continental_hand as ch
+
+    rng = random.Random(5)
+    solver = ch._solver(ch.RUN_LENGTH_PATTERNS, ch.MIN_RUN)
+    hopeless = 0
+    for i in range(3_000):
+        if i % 3 == 0:
+            hand = ch.random_valid_counts(rng)
+            hand[rng.randrange(52)] += 1  # 16 cards, often one discard away from going out
+        else:
+            hand = ch.random_shoe_counts(rng, 16)
+        kinds = [k for k in range(53) if hand[k]]
+        fits = solver.fitting_discards(list(hand), kinds)
+        if ch._hopeless(solver, hand):
+            hopeless += 1
+            assert fits == [], hand
+        # the pre-filter says no more than the solver's bound: a hand it lets through gets the full solver
+        bs = bytes(hand)
+        keys = [int.from_bytes(bs[b : b + 13], "little") & ch._NO_DEUCE for b in (0, 13, 26, 39)]
+        bound = sum(solver.suit_bound(k) for k in keys)
+        assert ch._hopeless(solver, hand) == (sum(hand) - 1 not in solver.hand_sizes or bound - 1 > solver.maxruns)
+    assert 500 < hopeless < 2_900
+    assert ch._hopeless(solver, [4] + [0] * 52) is False  # counts outside 0..3: the solver decides
