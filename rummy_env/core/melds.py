@@ -19,6 +19,7 @@ from typing import Any, NamedTuple, Protocol
 
 from ..core.cards import (  # the same path from the compiled twin (rummy_env._compiled)
     JOKER,
+    NUM_KINDS,
     NUM_RANKS,
     RANKS,
     SUIT_SYMBOLS,
@@ -34,6 +35,10 @@ from ..core.cards import (  # the same path from the compiled twin (rummy_env._c
 GROUP = "group"
 RUN = "run"
 MAX_POS = 14  # ace high
+#: True in the typed compiled twin (``rummy_env._compiled.melds``, C types from ``_compiled/melds.pxd``): a few loops
+#: of the contract search then take their C-loop form, which pure Python runs slower than the built-ins of the
+#: reference form (the same results: ``tests/test_legal_fast.py`` and the differential of ``tests/test_compiled.py``)
+_TYPED = __name__.startswith("rummy_env._compiled.")
 
 
 class MeldRules(Protocol):
@@ -583,12 +588,24 @@ def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -
     """Can ``g`` groups of minimum size be made from ``counts`` (naturals) plus ``jokers`` jokers?"""
     if g == 0:
         return True
-    size = rules.group_min
-    if not rules.group_distinct_suits:
+    c = list(counts)
+    return _groups_ok(c, jokers, g, rules.group_min, rules.group_distinct_suits, rules.allow_all_joker_melds)
+
+
+def _groups_ok(c: list[int], jokers: int, g: int, size: int, distinct: bool, allow_jokers_only: bool) -> bool:
+    """``_groups_possible`` on the counts ``c`` (a list here; a C array in the typed twin, ``_compiled/melds.pxd``),
+    the rule fields read once by the caller."""
+    if g == 0:
+        return True
+    if not distinct:
         free = 0
         partial: list[int] = []
         for r in range(NUM_RANKS):
-            n = counts[r] + counts[r + 13] + counts[r + 26] + counts[r + 39]
+            n0 = c[r]
+            n1 = c[r + 13]
+            n2 = c[r + 26]
+            n3 = c[r + 39]
+            n = n0 + n1 + n2 + n3
             free += n // size
             if n % size:
                 partial.append(size - n % size)
@@ -603,16 +620,20 @@ def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -
             need -= 1
             if need == 0:
                 return True
-        if not rules.allow_all_joker_melds:
+        if not allow_jokers_only:
             return False
         return jokers >= need * size
     # distinct suits: for m groups of one rank, naturals usable = min(size*m, sum_s min(c_s, m)); a small DP over
     # the ranks that hold naturals finds the fewest jokers for g groups, all-joker groups (if allowed) cost `size`
     inf = 1 << 30
+    if _TYPED and g < 16:
+        return _groups_dp_c(c, jokers, g, size, allow_jokers_only)
     best = [0] + [inf] * g
-    allow_jokers_only = rules.allow_all_joker_melds
     for r in range(NUM_RANKS):
-        c0, c1, c2, c3 = counts[r], counts[r + 13], counts[r + 26], counts[r + 39]
+        c0 = c[r]
+        c1 = c[r + 13]
+        c2 = c[r + 26]
+        c3 = c[r + 39]
         if not (c0 or c1 or c2 or c3):
             continue
         key = (c0, c1, c2, c3, g, size, allow_jokers_only)
@@ -620,11 +641,12 @@ def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -
         if costs is None:
             costs = _RANK_COSTS[key] = _rank_costs(c0, c1, c2, c3, g, size, allow_jokers_only)
         new = list(best)
+        ncost = len(costs)
         for k in range(g):
             bk = best[k]
             if bk >= inf:
                 continue
-            for m in range(1, min(g - k, len(costs)) + 1):
+            for m in range(1, min(g - k, ncost) + 1):
                 v = bk + costs[m - 1]
                 if v < new[k + m]:
                     new[k + m] = v
@@ -636,6 +658,52 @@ def _groups_possible(counts: list[int], jokers: int, g: int, rules: MeldRules) -
         for k in range(g):
             if best[k] < inf:
                 result = min(result, best[k] + size * (g - k))
+    return result <= jokers
+
+
+def _groups_dp_c(c: list[int], jokers: int, g: int, size: int, allow_jokers_only: bool) -> bool:
+    """The distinct-suit DP of ``_groups_ok`` in the typed twin (``g`` < 16): the same recurrence on C arrays, each
+    rank's costs computed inline as ``_rank_costs`` computes them (no cache). Not called by the pure-Python
+    reference, which caches the costs; the two are compared by ``tests/test_legal_fast.py``."""
+    inf = 1 << 30
+    bestc = [0] * 16  # C arrays in the typed twin
+    newc = [0] * 16
+    costc = [0] * 16
+    for k in range(1, g + 1):
+        bestc[k] = inf
+    for r in range(NUM_RANKS):
+        c0 = c[r]
+        c1 = c[r + 13]
+        c2 = c[r + 26]
+        c3 = c[r + 39]
+        if not (c0 or c1 or c2 or c3):
+            continue
+        ncost = 0
+        for m in range(1, g + 1):
+            avail = min(c0, m) + min(c1, m) + min(c2, m) + min(c3, m)
+            if avail < m and not allow_jokers_only:
+                break  # every group needs a natural
+            costc[ncost] = size * m - min(size * m, avail)
+            ncost += 1
+        for k in range(g + 1):
+            newc[k] = bestc[k]
+        for k in range(g):
+            bk = bestc[k]
+            if bk >= inf:
+                continue
+            for m in range(1, min(g - k, ncost) + 1):
+                v = bk + costc[m - 1]
+                if v < newc[k + m]:
+                    newc[k + m] = v
+        for k in range(g + 1):
+            bestc[k] = newc[k]
+        if bestc[g] <= jokers:
+            return True  # the ranks still to come can only lower the jokers needed
+    result = bestc[g]
+    if allow_jokers_only:
+        for k in range(g):
+            if bestc[k] < inf:
+                result = min(result, bestc[k] + size * (g - k))
     return result <= jokers
 
 
@@ -701,61 +769,113 @@ def can_make_contract(
     stand in for any natural elsewhere, so this loses no solution.
     """
     size_g, size_r = rules.group_min, rules.run_min
-    total = sum(counts)
+    c = list(counts)  # the typed twin copies the counts into a C array (``_compiled/melds.pxd``)
+    if _TYPED:
+        total = 0
+        for k in range(NUM_KINDS):
+            total += c[k]
+    else:
+        total = sum(c)
     if total < groups * size_g + runs * size_r:
         return False
-    jokers = counts[JOKER]
-    if runs == 0:
-        return _groups_possible(counts, jokers, groups, rules)
-    c = list(counts)
-    chosen = list(declared_runs)
-    span = size_r - 1
-    wins = _windows(size_r)
+    jokers = c[JOKER]
+    distinct = rules.group_distinct_suits
     all_jokers = rules.allow_all_joker_melds
+    if runs == 0:
+        return _groups_ok(c, jokers, groups, size_g, distinct, all_jokers)
     # presence bits are kept up to date as the search takes naturals out of ``c`` (and puts them back)
-    presence = run_presence(c)
-
-    nwin = MAX_POS - span  # windows (lowest positions) per suit
+    presence = [0, 0, 0, 0]
+    _fill_presence(c, counts, presence)
+    nwin = MAX_POS - size_r + 1  # windows (lowest positions) per suit
     cands = _WINDOW_CANDIDATES.setdefault((size_r, all_jokers), {})
+    return _runs_search(
+        c, presence, list(declared_runs), _windows(size_r), cands, rules, groups, size_g, size_r, distinct, all_jokers,
+        nwin, runs, 0, jokers,
+    )
 
-    def rec(r_left: int, start: int, jokers: int) -> bool:
-        if r_left == 0:
-            return _groups_possible(c, jokers, groups, rules)
-        if groups and not _groups_possible(c, jokers, groups, rules):
-            return False  # the groups are short before the runs take any card (fewer cards never make more groups)
-        s0 = start // nwin
-        for suit in range(s0, 4):
-            pres = presence[suit]
-            key = pres << 6 | jokers if jokers < 64 else (pres, jokers)
-            cl = cands.get(key)
-            if cl is None:
-                cl = cands[key] = _window_candidates(pres, jokers, size_r, nwin, all_jokers)
-            first = start - suit * nwin  # windows before ``start`` were tried by the callers
-            for low0, need in cl:
-                if low0 < first:
-                    continue
-                if chosen and run_conflicts(suit, low0 + 1, low0 + 1 + span, chosen, rules):
-                    continue
-                idx = suit * nwin + low0
-                kinds, bits = wins[idx][2], wins[idx][3]
-                used = []
-                for i, k in enumerate(kinds):
-                    if c[k]:
-                        c[k] -= 1
-                        used.append(k)
-                        if not c[k]:
-                            presence[suit] &= ~bits[i]
-                chosen.append((suit, low0 + 1, low0 + 1 + span))
-                ok = rec(r_left - 1, idx, jokers - need)
-                chosen.pop()
-                for k in used:
-                    c[k] += 1
-                presence[suit] = pres
-                if ok:
-                    return True
-        return False
 
-    return rec(runs, 0, jokers)
+def _fill_presence(c: list[int], counts: list[int], presence: list[int]) -> None:
+    """``presence[s] = run_presence(counts)[s]`` for the four suits, ``c`` holding the same counts (the typed twin
+    sets the bits from its C array ``c`` in a C loop)."""
+    if _TYPED:
+        for s in range(4):
+            base = s * NUM_RANKS
+            bits = 0
+            for i in range(NUM_RANKS):
+                if c[base + i]:
+                    bits |= 1 << i
+            presence[s] = bits | (bits & 1) << 13
+        return
+    p = run_presence(counts)
+    for s in range(4):
+        presence[s] = p[s]
+
+
+def _runs_search(
+    c: list[int],
+    presence: list[int],
+    chosen: list[tuple[int, int, int]],
+    wins: list[tuple[int, int, tuple[int, ...], tuple[int, ...]]],
+    cands: dict[Any, tuple[tuple[int, int], ...]],
+    rules: MeldRules,
+    groups: int,
+    size_g: int,
+    size_r: int,
+    distinct: bool,
+    all_jokers: bool,
+    nwin: int,
+    r_left: int,
+    start: int,
+    jokers: int,
+) -> bool:
+    """``can_make_contract``'s search: ``r_left`` more runs from window index ``start`` on (the windows before it
+    were tried by the callers), then the ``groups`` from what is left; ``c`` and ``presence`` are changed during the
+    search and restored."""
+    if r_left == 0:
+        return _groups_ok(c, jokers, groups, size_g, distinct, all_jokers)
+    if groups and not _groups_ok(c, jokers, groups, size_g, distinct, all_jokers):
+        return False  # the groups are short before the runs take any card (fewer cards never make more groups)
+    span = size_r - 1
+    s0 = start // nwin
+    for suit in range(s0, 4):
+        pres = presence[suit]
+        if jokers < 64:
+            key = pres << 6 | jokers
+        else:
+            key = (pres, jokers)
+        cl = cands.get(key)
+        if cl is None:
+            cl = cands[key] = _window_candidates(pres, jokers, size_r, nwin, all_jokers)
+        first = start - suit * nwin  # windows before ``start`` were tried by the callers
+        for low0, need in cl:
+            if low0 < first:
+                continue
+            if chosen and run_conflicts(suit, low0 + 1, low0 + 1 + span, chosen, rules):
+                continue
+            idx = suit * nwin + low0
+            win = wins[idx]
+            kinds = win[2]
+            bits = win[3]
+            used = []
+            for i in range(size_r):
+                k = kinds[i]
+                if c[k]:
+                    c[k] -= 1
+                    used.append(k)
+                    if not c[k]:
+                        presence[suit] &= ~bits[i]
+            chosen.append((suit, low0 + 1, low0 + 1 + span))
+            ok = _runs_search(
+                c, presence, chosen, wins, cands, rules, groups, size_g, size_r, distinct, all_jokers, nwin, r_left - 1,
+                idx, jokers - need,
+            )
+            chosen.pop()
+            for k in used:
+                c[k] += 1
+            presence[suit] = pres
+            if ok:
+                return True
+    return False
 
 
 def _joker_runs(

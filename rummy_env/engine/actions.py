@@ -147,6 +147,8 @@ class ActionLayout(RangeTable):
         self.PLACE = r["place_joker"].start
         self.DISCARD = r["discard"].start
         self.GO_OUT = r["go_out"].start
+        #: the discard ids by kind, made once (the engine selects the held kinds' ids from it every act decision)
+        self.discard_ids: tuple[int, ...] = tuple(range(self.DISCARD, self.DISCARD + NUM_KINDS))
 
     # encoders -------------------------------------------------------------------------------------------
     def slot(self, actor: int, owner: int, meld_index: int) -> int:
@@ -206,6 +208,8 @@ class ContinentalLayout(RangeTable):
         self.DISCARD = self.start("discard")
         self.DECLARE = self.start("declare")
         self.DISCARD_DECLARE = self.start("discard_declare")
+        #: the discard ids by kind, made once (the engine picks the held kinds' ids from it every act decision)
+        self.discard_ids: tuple[int, ...] = tuple(range(self.DISCARD, self.DISCARD + NUM_KINDS))
 
 
 __all__ = ["ActionRange", "RangeTable", "ActionLayout", "ContinentalLayout"]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import warnings
 from collections.abc import Callable
+from itertools import compress
 from typing import Any
 
 from ..core.cards import JOKER, NUM_KINDS, SUITS, Shoe, card_str
@@ -57,6 +58,8 @@ OLD_DECLARE_PHASE = "declare"
 
 #: the one action table of every continental rules object (``rummy_env.engine.actions.ContinentalLayout``)
 LAYOUT = ContinentalLayout()
+#: every card kind, for selecting the held ones with ``itertools.compress``
+_KINDS = tuple(range(NUM_KINDS))
 
 
 class ContinentalState(EngineState):
@@ -197,14 +200,17 @@ class ContinentalState(EngineState):
         lay = self.layout
         r = self.rules
         hand = self.hands[p]
-        kinds = [
-            k
-            for k in range(NUM_KINDS)
-            if hand[k] and not (k == self.taken_discard and hand[k] == 1 and r.forbid_rediscard)
-        ]
-        fits = set(fitting_discards(hand, kinds, patterns=r.patterns, min_run=r.min_run))
-        acts = [lay.DISCARD + k for k in kinds if not (r.declare_mandatory and k in fits)]
-        acts.extend(lay.DISCARD_DECLARE + k for k in fits)
+        kinds = list(compress(_KINDS, hand))  # the kinds held, ascending
+        t = self.taken_discard
+        if t >= 0 and r.forbid_rediscard and hand[t] == 1:
+            kinds.remove(t)
+        fits = fitting_discards(hand, kinds, patterns=r.patterns, min_run=r.min_run)
+        if not fits:  # most hands: only the plain discards
+            ids = lay.discard_ids
+            return [ids[k] for k in kinds]
+        fit = set(fits)
+        acts = [lay.DISCARD + k for k in kinds if not (r.declare_mandatory and k in fit)]
+        acts.extend(lay.DISCARD_DECLARE + k for k in fit)
         return acts
 
     # transitions ----------------------------------------------------------------------------------------------

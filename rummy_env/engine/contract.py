@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from itertools import compress
 from typing import Any
 
 from ..core.cards import JOKER, NUM_KINDS, PENALTY, RANKS, SUIT_SYMBOLS, SUITS, Shoe, kinds_of
@@ -137,7 +138,8 @@ class ContractState(EngineState):
     @property
     def final_round(self) -> bool:
         """True in a round that is gone out all at once (contract round 7)."""
-        return self.rules.is_final_all_at_once(self.round)
+        rules = self.rules  # ``ContractRules.is_final_all_at_once`` inlined (asked several times per decision)
+        return rules.final_round_all_at_once and self.rounds[self.round_index] == rules.num_rounds
 
     def _clear_round(self) -> None:
         n = self.n
@@ -375,10 +377,13 @@ class ContractState(EngineState):
             # melds longer than the minimum: the opening's own melds may be extended in the opening turn
             acts.extend(self._layoff_actions(own_only=True))
         if self.must_place < 0:  # B.2-10: no discard while the deep-pickup card is not on the table
-            # ``_discardable`` can only refuse a held card (then) for the kind taken from the discard pile (A.2-4)
-            t = self.taken_discard
+            # every held kind; ``_discardable`` can only refuse a held card (then) for the kind taken from the discard
+            # pile (A.2-4)
             base = lay.DISCARD
-            acts.extend([base + k for k, c in enumerate(hand) if c and (k != t or self._discardable(k))])
+            acts.extend(compress(lay.discard_ids, hand))
+            t = self.taken_discard
+            if t >= 0 and hand[t] and not self._discardable(t):
+                acts.remove(base + t)
             return acts
         return self._keeping_placeable(acts)
 
@@ -387,8 +392,7 @@ class ContractState(EngineState):
         c = self.must_place
         out = []
         for a in acts:
-            t = self.clone()
-            t._legal = None
+            t = self._probe()
             t._dispatch(a)
             if t.must_place < 0 or t.phase != ACT and t.phase != OPENING and t.phase != PLACE_JOKER:
                 out.append(a)
@@ -448,16 +452,21 @@ class ContractState(EngineState):
         hand = self.hands[p]
         rules = self.rules
         out: list[int] = []
+        # ``lay.slot`` and ``lay.lay_off`` inlined: id = LAY_OFF + (kind * slots + slot) * 2 + end
+        n, max_melds, slots, base = lay.num_players, lay.max_melds, lay.slots, lay.LAY_OFF
         for owner in (p,) if own_only else range(self.n):
-            for idx, meld in enumerate(self.seat_melds[owner]):
-                slot = lay.slot(p, owner, idx)
+            melds = self.seat_melds[owner]
+            if not melds:
+                continue
+            first = ((owner - p) % n) * max_melds
+            for idx, meld in enumerate(melds):
                 for kind, end in layoff_options(meld):
                     if (
                         hand[kind]
                         and layoff_fits(meld, kind, end, rules)
                         and (self._can_spare(kind) or self._taken_follows(meld, kind, end))
                     ):
-                        out.append(lay.lay_off(kind, slot, end))
+                        out.append(base + (kind * slots + first + idx) * 2 + end)
         return out
 
     def _taken_follows(self, meld: Meld, kind: int, end: int) -> bool:
@@ -479,7 +488,7 @@ class ContractState(EngineState):
         placeable: bool | None = None
         for owner in range(self.n):
             for idx, meld in enumerate(self.seat_melds[owner]):
-                if meld.kind != RUN:
+                if meld.kind != RUN or JOKER not in meld.cards:
                     continue
                 for i, k in enumerate(meld.cards):
                     if k != JOKER:
@@ -834,6 +843,29 @@ class ContractState(EngineState):
         new._legal = list(self._legal) if self._legal is not None else None
         return new
 
+    def _probe(self) -> ContractState:
+        """A throw-away clone to try one action on (``_keeping_placeable``): what ``_dispatch`` can change is copied,
+        the history is shared (only ``apply`` extends it) and the generator is copied only if the probe draws from
+        it (a round that ends in the probe deals the next one); its legal actions are recomputed."""
+        new = copy.copy(self)
+        new.hands = [list(h) for h in self.hands]
+        new.known = [list(h) for h in self.known]
+        new.hand_size = list(self.hand_size)
+        new.stock = list(self.stock)
+        new.discard = list(self.discard)
+        new.table = [m.copy() for m in self.table]
+        mapping = {id(old): nm for old, nm in zip(self.table, new.table)}
+        new.seat_melds = [[mapping[id(m)] for m in ms] for ms in self.seat_melds]
+        new.opened = list(self.opened)
+        new.opening_runs = list(self.opening_runs)
+        new.buy_queue = list(self.buy_queue)
+        new.scores = list(self.scores)
+        new.round_results = copy_round_results(self.round_results)
+        rng = self.rng
+        new.rng = _LazyRng(rng._source if type(rng) is _LazyRng and rng._copy is None else rng)
+        new._legal = None
+        return new
+
     def resample_hidden(self, seat: int, rng: Any) -> ContractState:
         """A clone in which every card ``seat`` cannot see is redealt at random (``rng``: a numpy Generator).
 
@@ -891,6 +923,23 @@ class ContractState(EngineState):
         assert total == self.copies, "every physical card is accounted for exactly once"
         if self.phase != GAME_OVER:
             assert self.legal_actions(), "the player to move has a legal action"
+
+
+class _LazyRng:
+    """The generator of a probe clone (``ContractState._probe``): a copy of ``source`` made on first use, so a probe
+    that never draws costs no copy. Exact as long as ``source`` does not move before that first use: a probe is tried
+    and dropped while its source state waits."""
+
+    __slots__ = ("_source", "_copy")
+
+    def __init__(self, source: Any):
+        self._source = source
+        self._copy: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._copy is None:
+            self._copy = copy_rng(self._source)
+        return getattr(self._copy, name)
 
 
 #: the ranges whose actions change the table melds (``_dispatch`` then drops the table snapshot of the views)

@@ -37,6 +37,11 @@ _HIGH_BITS = _LOW * 0xFC  # any byte >= 4
 _NO_DEUCE = (1 << (8 * NUM_RANKS)) - 1 - (0xFF << 8)  # the 13 rank bytes less the 2's byte
 _ACE_HIGH_BIT = 1 << (8 * (MAX_POS - 1))
 _CACHE_LIMIT = 100_000
+#: True in the compiled twin (``rummy_env._compiled.continental_hand``, C types from ``_compiled/continental_hand.pxd``):
+#: ``fitting_discards`` then first tries ``_hopeless``, a C-loop form of the solver's run-count pre-filter
+_TYPED = __name__.startswith("rummy_env._compiled.")
+#: ``_hopeless``'s memo: (solver id, 2-bit packed naturals of one suit) -> ``_Solver.suit_bound`` of that suit
+_PACKED_BOUNDS: dict[int, int] = {}
 
 
 class Run(NamedTuple):
@@ -639,7 +644,41 @@ def fitting_discards(
     if len(hand) != NUM_KINDS:
         raise ValueError(f"counts must have {NUM_KINDS} entries, got {len(hand)}")
     todo = [k for k in range(NUM_KINDS) if hand[k]] if kinds is None else [k for k in kinds if hand[k]]
+    if _TYPED and _hopeless(solver, hand):
+        return []
     return solver.fitting_discards(hand, todo)
+
+
+def _hopeless(solver: _Solver, hand: list[int]) -> bool:
+    """True when ``solver.fitting_discards(hand, ...)`` returns [] at its first tests: the hand size, or the run-count
+    bound of the whole hand exceeding the runs allowed by 2 or more (``_Solver.fitting_discards``). The same
+    ``suit_bound`` values, memoised by a 2-bit packing of each suit's naturals; False (the solver decides) for counts
+    outside 0..3. Only the typed twin calls it (``tests/test_legal_fast.py`` compares it with the solver)."""
+    c = list(hand)  # a C array in the typed twin
+    total = 0
+    for k in range(NUM_KINDS):
+        v = c[k]
+        if v < 0 or v > 3:
+            return False
+        total += v
+    if total - 1 not in solver.hand_sizes:
+        return True
+    sid = id(solver) << 32
+    bound = 0
+    for s in range(NUM_SUITS):
+        b = s * NUM_RANKS
+        packed = 0
+        for r in range(NUM_RANKS):
+            if r != 1:  # the 2s are wild
+                packed |= c[b + r] << (2 * r)
+        n = _PACKED_BOUNDS.get(sid | packed)
+        if n is None:
+            if len(_PACKED_BOUNDS) >= _CACHE_LIMIT:
+                _PACKED_BOUNDS.clear()
+            key = int.from_bytes(bytes(hand[b : b + NUM_RANKS]), "little") & _NO_DEUCE
+            n = _PACKED_BOUNDS[sid | packed] = solver.suit_bound(key)
+        bound += n
+    return bound - 1 > solver.maxruns
 
 
 def find_partition(

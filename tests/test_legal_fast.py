@@ -1,0 +1,164 @@
+"""The fast paths of legal-action generation (issue 15) against their references, in the default suite.
+
+- The typed compiled twin of the contract search (``rummy_env/_compiled/melds.pxd``: the hand in a C array, the
+  distinct-suit group DP on C arrays) against the pure-Python ``can_make_contract`` / ``_groups_possible`` on random
+  hands of every contract-family rules object (with and without all-joker melds, with runs already declared).
+- The C-array form of the distinct-suit DP (``_groups_dp_c``), run as plain Python, against the cached DP.
+- The light clone of the deep-pickup probes (``ContractState._probe``) against a full ``clone``: the same legal
+  actions, and the original's generator never moved by a probe.
+
+The whole-game differential of both implementations is ``tests/test_compiled.py`` (its slow run > 10^6 decision
+points covers every function twinned here).
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from typing import Any
+
+import pytest
+
+from rummy_env.core import _impl
+from rummy_env.core import melds as reference
+from rummy_env.core.cards import Shoe
+from rummy_env.engine import contract as engine
+from rummy_env.registry import game
+
+#: (profile, rule overrides) of the contract family
+RULES = [
+    ("contract", {}),
+    ("contract", {"allow_all_joker_melds": True}),
+    ("contract_gamerules", {}),
+    ("contract_gamerules", {"allow_all_joker_melds": True}),
+]
+CONTRACTS = [(2, 0), (1, 1), (0, 2), (3, 0), (2, 1), (1, 2), (0, 3), (1, 0), (0, 1), (4, 0)]
+
+
+def _hands(rules: Any, n: int, seed: int) -> list[tuple[list[int], int, int, tuple[tuple[int, int, int], ...]]]:
+    """``n`` random (hand, groups, runs, declared runs) drawn from the rules' shoe (6 to 18 cards)."""
+    rng = random.Random(seed)
+    kinds = Shoe(rules.decks, rules.jokers).kinds()
+    out = []
+    for _ in range(n):
+        hand = [0] * 53
+        for k in rng.sample(kinds, rng.randint(6, 18)):
+            hand[k] += 1
+        g, r = rng.choice(CONTRACTS)
+        declared: tuple[tuple[int, int, int], ...] = ()
+        if rng.random() < 0.3:
+            suit, low = rng.randrange(4), rng.randrange(1, 15 - rules.run_min)
+            declared = ((suit, low, low + rules.run_min - 1),)
+        out.append((hand, g, r, declared))
+    return out
+
+
+@pytest.fixture
+def twin() -> Any:
+    """The compiled twin of ``core.melds`` (skip without a build, fail under CI like ``tests/test_compiled.py``)."""
+    from test_compiled import IN_CI
+
+    if not _impl.compiled_available():
+        if IN_CI:
+            pytest.fail(f"CI must test both implementations: the compiled twins are not built; {_impl.BUILD_HINT}")
+        pytest.skip(f"the compiled twins are not built; {_impl.BUILD_HINT}")
+    return importlib.import_module("rummy_env._compiled.melds")
+
+
+@pytest.mark.parametrize("profile,overrides", RULES)
+def test_the_typed_contract_search_answers_as_the_reference(profile: str, overrides: dict[str, Any], twin: Any) -> None:
+    rules = game(profile).rules(**overrides)
+    py = _impl.functions("python")["rummy_env.core.melds"]
+    found = 0
+    for hand, g, r, declared in _hands(rules, 2_500, seed=len(profile) + len(overrides)):
+        want = py["can_make_contract"](hand, g, r, rules, declared)
+        assert twin.can_make_contract(hand, g, r, rules, declared) == want, (hand, g, r, declared)
+        assert list(hand) == hand  # the caller's counts are never changed
+        jokers = hand[52]
+        assert twin._groups_possible(hand, jokers, g, rules) == py["_groups_possible"](hand, jokers, g, rules)
+        found += want
+    assert 100 < found < 2_400  # both answers occur: the comparison can fail either way
+
+
+def test_the_c_array_group_dp_is_the_cached_dp() -> None:
+    """``_groups_dp_c`` (the typed twin's form) run as Python gives the cached DP's answer on every hand."""
+    for overrides in ({}, {"allow_all_joker_melds": True}):
+        rules = game("contract_gamerules").rules(**overrides)
+        assert rules.group_distinct_suits
+        for hand, g, _r, _d in _hands(rules, 3_000, seed=7):
+            for jokers in (0, 1, 2, 4):
+                want = reference._groups_ok(hand, jokers, g, rules.group_min, True, rules.allow_all_joker_melds)
+                got = reference._groups_dp_c(hand, jokers, g, rules.group_min, rules.allow_all_joker_melds)
+                assert got == want, (hand, jokers, g, overrides)
+
+
+def _full_probe(self: engine.ContractState) -> engine.ContractState:
+    t = self.clone()
+    t._legal = None
+    return t
+
+
+def test_deep_pickup_probes_match_full_clones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """B.2-10 probes (``_keeping_placeable``) on a light clone: the same legal actions as on full clones at every
+    decision of seeded games, and asking for them never moves the state's generator."""
+    g = game("contract_gamerules")
+    rules = g.rules(num_players=4)
+    probed = 0
+    for seed in range(4):
+        a = g.new_state(rules, seed=seed)
+        b = g.new_state(rules, seed=seed)
+        rng = random.Random(seed)
+        for _ in range(1_500):
+            if a.is_terminal():
+                break
+            before = a.rng.bit_generator.state
+            legal = a.legal_actions()
+            assert a.rng.bit_generator.state == before
+            with monkeypatch.context() as m:
+                m.setattr(engine.ContractState, "_probe", _full_probe)
+                assert b.legal_actions() == legal
+            probed += a.must_place >= 0
+            action = legal[rng.randrange(len(legal))]
+            a.apply(action)
+            b.apply(action)
+    assert probed > 0  # deep pickups were probed
+
+
+def test_a_probe_draws_from_its_own_copy_of_the_generator() -> None:
+    st = game("contract").new_state(game("contract").rules(), seed=3)
+    before = st.rng.bit_generator.state
+    probe = st._probe()
+    nested = probe._probe()  # a probe of a probe (a joker swap's placements) copies the same source
+    ref = st.clone()
+    want = [int(ref.rng.integers(1000)) for _ in range(5)]
+    assert [int(probe.rng.integers(1000)) for _ in range(5)] == want
+    assert [int(nested.rng.integers(1000)) for _ in range(5)] == want
+    assert st.rng.bit_generator.state == before
+
+
+def test_the_continental_prefilter_only_refuses_hands_the_solver_refuses() -> None:
+    """``_hopeless`` (the typed twin's pre-filter of ``fitting_discards``), run as Python: True exactly when the
+    X"""
+    from rummy_env.rules import continental_hand as ch
+
+    rng = random.Random(5)
+    solver = ch._solver(ch.RUN_LENGTH_PATTERNS, ch.MIN_RUN)
+    hopeless = 0
+    for i in range(3_000):
+        if i % 3 == 0:
+            hand = ch.random_valid_counts(rng)
+            hand[rng.randrange(52)] += 1  # 16 cards, often one discard away from going out
+        else:
+            hand = ch.random_shoe_counts(rng, 16)
+        kinds = [k for k in range(53) if hand[k]]
+        fits = solver.fitting_discards(list(hand), kinds)
+        if ch._hopeless(solver, hand):
+            hopeless += 1
+            assert fits == [], hand
+        # the pre-filter says no more than the solver's bound: a hand it lets through gets the full solver
+        bs = bytes(hand)
+        keys = [int.from_bytes(bs[b : b + 13], "little") & ch._NO_DEUCE for b in (0, 13, 26, 39)]
+        bound = sum(solver.suit_bound(k) for k in keys)
+        assert ch._hopeless(solver, hand) == (sum(hand) - 1 not in solver.hand_sizes or bound - 1 > solver.maxruns)
+    assert 500 < hopeless < 2_900
+    assert ch._hopeless(solver, [4] + [0] * 52) is False  # counts outside 0..3: the solver decides
