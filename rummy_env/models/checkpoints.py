@@ -40,6 +40,13 @@ Older checkpoints, saved before the fingerprint existed, have no ``layout_finger
 still checked) with one ``CheckpointFormatWarning`` per file, which says how to re-export them
 (``reexport_checkpoint``). When present, the field must be 64 lower-case hex digits and agree with the header copy.
 
+Architecture kinds (``ARCH_KINDS``; docs/training.md, "Networks"): ``masked_mlp`` (``MaskedActorCritic``: one logit
+row per action id) and ``card_action`` (``CardActionActorCritic``: relational card features and a shared scorer of
+each action's static features, whose ``(num_actions, 75)`` table is the tensor ``action_table`` of the weights
+file). A ``card_action`` architecture also names ``action_features`` (75), ``action_embed`` and the observation
+offsets it reads (``hand_offset``, ``top_offset``, ``offered_offset``; -1: none), each checked to lie inside the
+observation before anything is built.
+
 Only ``save_checkpoint`` / ``load_checkpoint`` of a network import torch (through ``rummy_env.models.policy``);
 ``read_metadata`` does not.
 """
