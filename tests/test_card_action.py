@@ -252,3 +252,13 @@ def test_teacher_agreement_counts_per_kind_of_the_teachers_action() -> None:
     assert s["buy"] == {"agreement": 0.5, "decisions": 4, "share_of_decisions": round(4 / 9, 4)}
     assert s["overall"]["agreement"] == round(5 / 9, 4) and s["overall"]["decisions"] == 9
     assert "buy 50% (44% of decisions)" in ws.format_agreement(s)
+
+
+@pytest.mark.parametrize("name", ["card_contract_r1.yaml", "card_contract.yaml"])
+def test_card_action_configs_are_valid(name: str) -> None:
+    from training_scripts import load_training_module
+
+    ppo = load_training_module("ppo")
+    common = load_training_module("common")
+    cfg = common.load_config(ppo.Config, ["--config", str(Path(__file__).resolve().parent.parent / "configs" / name)])
+    assert cfg.network == "card_action" and cfg.pool_weights["heuristic"] > 0.5
