@@ -468,7 +468,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         teacher = Rollouts(cfg, Collector, teacher=cfg.bc_teacher)
         run.bc_done = warm_start(model, optimizer, cfg, rng, log.writer, teacher, ppo_update,
                                  kinds=action_kinds(probe.layout), agreement=run.bc_agreement)  # fmt: skip
-    run.bc_seconds = time.perf_counter() - start
+        run.bc_seconds = time.perf_counter() - start
 
     def metadata(evaluation: dict[str, Any], wall: float | None = None) -> dict[str, Any]:
         wall = time.perf_counter() - start if wall is None else wall

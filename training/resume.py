@@ -31,7 +31,7 @@ class RunState:
     bc_done: int = 0
     """warm-start decisions imitated (by this run, or by the run it resumes)"""
     bc_seconds: float = 0.0
-    """wall seconds of this run's warm start"""
+    """wall seconds of the warm start (of this run, or of the run it resumes)"""
     bc_agreement: dict = dataclasses.field(default_factory=dict)
     """the warm start's agreement with its teacher per decision kind (``warm_start.teacher_agreement``)"""
 
@@ -86,6 +86,7 @@ def resume_run(cfg: Any, model: Any, optimizer: Any, arch: dict[str, Any], num_p
         update=int(state.get("update", 0)),
         wall_before=float(state.get("wall_seconds", 0.0)),
         bc_done=int(ckpt.metadata.get("warm_start", {}).get("decisions", 0)),
+        bc_seconds=float(ckpt.metadata.get("warm_start", {}).get("seconds", 0.0)),
         bc_agreement=dict(ckpt.metadata.get("warm_start", {}).get("agreement", {})),
     )
     train = load_train_state(cfg.resume, ckpt.metadata)
