@@ -82,6 +82,38 @@ def test_warm_start_only_run_with_a_worker_ends_cleanly(tmp_path: Path, workers:
     assert meta["training_steps"] == 0 and meta["warm_start"]["decisions"] >= 300
 
 
+def test_card_action_run_reports_agreement_per_decision_kind_and_resumes(tmp_path: Path) -> None:
+    """Issue 16: the warm start reports its agreement with the teacher per decision kind (a policy that never takes
+    the discard or buys must not hide behind the many passes); the ``card_action`` network trains, is saved as its
+    own kind, and ``--resume`` picks it up."""
+    save = tmp_path / "card"
+    args = (
+        "--network card_action --action-embed 8 --total-steps 256 --bc-decisions 600 --num-workers 0 --num-envs 4 "
+        "--steps-per-update 256 --trunk [16] --eval-every 0 --final-eval-sessions 0 --progress-bar false "
+        "--set 'env_config={rounds: [1]}'"
+    )
+    cmd = [sys.executable, str(TRAINING / "ppo.py"), *shlex.split(args)]
+    out = subprocess.run(cmd + ["--runs-dir", str(tmp_path / "runs"), "--save-path", str(save)],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)  # fmt: skip
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "agreement with heuristic per decision kind: " in out.stdout
+    meta = json.loads(save.with_suffix(".json").read_text())
+    assert meta["architecture"]["kind"] == "card_action" and meta["architecture"]["action_embed"] == 8
+    agreement = meta["warm_start"]["agreement"]
+    assert {"pass", "draw_stock", "discard", "overall"} <= set(agreement)
+    assert sum(v["decisions"] for k, v in agreement.items() if k != "overall") == agreement["overall"]["decisions"]
+    assert all(0 <= v["agreement"] <= 1 for v in agreement.values())
+    latest = next((tmp_path / "runs").iterdir()) / "checkpoints" / "latest"
+    resumed = subprocess.run(
+        cmd[:2] + shlex.split(args.replace("--total-steps 256", "--total-steps 512"))
+        + ["--runs-dir", str(tmp_path / "runs2"), "--resume", str(latest)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    meta2 = json.loads((next((tmp_path / "runs2").iterdir()) / "checkpoints" / "latest.json").read_text())
+    assert meta2["training_steps"] >= 512 and meta2["warm_start"]["agreement"] == agreement
+
+
 def test_sb3_script_smoke(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
     save = tmp_path / "sb3"

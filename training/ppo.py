@@ -34,7 +34,7 @@ from ppo_workers import Rollouts  # noqa: E402
 from resume import RunState, checkpoint_metadata, optimizer_tensors, resume_run  # noqa: E402
 from run_log import RunLog, final_evaluation  # noqa: E402
 from seats import RECORDED, SeatChains  # noqa: E402
-from warm_start import imitation_loss, warm_start  # noqa: E402
+from warm_start import action_kinds, imitation_loss, warm_start  # noqa: E402
 
 import rummy_env  # noqa: E402
 
@@ -70,6 +70,11 @@ class Config:
     """sizes of the shared hidden layers (rummy_env.models.policy)"""
     activation: str = "tanh"
     """tanh or relu"""
+    network: str = "masked_mlp"
+    """masked_mlp (one learned logit row per action id) or card_action (relational card features and a shared
+    action scorer over each action's static features: rummy_env.models.policy.CardActionActorCritic)"""
+    action_embed: int = 64
+    """card_action: size of the action embedding that the shared scorer dots with the state"""
     # --- PPO ---
     learning_rate: float = 3e-4
     """Adam learning rate"""
@@ -192,7 +197,7 @@ class Collector:
     def __init__(self, cfg: Config, num_envs: int, worker: int, teacher: str | None = None):
         import torch
 
-        from rummy_env.models.policy import architecture, build_policy
+        from rummy_env.models.policy import build_policy
         from rummy_env.vector import VectorEnv
 
         torch.set_num_threads(cfg.torch_threads)
@@ -201,8 +206,8 @@ class Collector:
         # table e plays the games of seed s + e and their seeded stream (VectorEnv's seeding), s drawn from the rng
         self.vec.reset(seed=int(self.rng.integers(2**31 - num_envs)))
         self.tables = [self.vec.table(e) for e in range(num_envs)]  # what the bots read
-        self.arch = architecture(self.vec.obs_size, self.vec.num_actions, trunk=cfg.trunk, activation=cfg.activation)
-        self.model = build_policy(self.arch)
+        self.arch = network_architecture(cfg, self.vec.obs_size, self.vec.num_actions, self.vec.observer)
+        self.model = with_action_table(build_policy(self.arch), self.vec.layout)
         self.seats = SeatRoles(cfg, env_kwargs(cfg.env_config, cfg.num_players), self.arch, num_envs,
                                self.vec.num_players, self.rng, teacher)
         self.book = SeatChains(num_envs, worker, tuple(RolloutBuffer.ROWS))  # each recorded seat's transitions
@@ -281,6 +286,25 @@ class Collector:
             return self.model.value(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))).numpy()
 
 
+def network_architecture(cfg: Config, obs_size: int, num_actions: int, observer: Any) -> dict[str, Any]:
+    """The architecture dict of the run's ``network`` (``masked_mlp`` or ``card_action``) for an env of these sizes."""
+    from rummy_env.models.policy import architecture, card_architecture
+
+    if cfg.network == "card_action":
+        return card_architecture(obs_size, num_actions, observer, trunk=cfg.trunk, activation=cfg.activation,
+                                 action_embed=cfg.action_embed)  # fmt: skip
+    return architecture(obs_size, num_actions, trunk=cfg.trunk, activation=cfg.activation)
+
+
+def with_action_table(model: Any, layout: Any) -> Any:
+    """``model`` with the static action table of ``layout`` loaded, when it is a ``card_action`` network."""
+    if hasattr(model, "set_action_table"):
+        from rummy_env.models.action_features import action_table
+
+        model.set_action_table(action_table(layout))
+    return model
+
+
 def vector_kwargs(cfg: Config) -> dict[str, Any]:
     """The ``VectorEnv`` arguments of the run's ``env_config`` and ``num_players``; a ``ConfigError`` for the AEC
     env's arguments that VectorEnv has no use for (the rollouts cannot truncate, render or meet an illegal action)."""
@@ -335,6 +359,8 @@ def evaluate_legal(model: Any, obs: Any, index: np.ndarray, valid: Any, position
     import torch
     from torch.nn import functional
 
+    if hasattr(model, "set_action_table"):  # card_action: its shared scorer needs every row's own relations
+        return model.evaluate(obs, torch.from_numpy(index), valid, position)
     used, inverse = np.unique(index, return_inverse=True)
     used_t = torch.from_numpy(used)
     pi, vf = model.features(obs)
@@ -417,7 +443,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     import torch
 
     from rummy_env.models.checkpoints import save_checkpoint
-    from rummy_env.models.policy import architecture, build_policy
+    from rummy_env.models.policy import build_policy
 
     try:
         vector_kwargs(cfg)
@@ -429,8 +455,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     kwargs = env_kwargs(cfg.env_config, cfg.num_players)
     probe = rummy_env.make(cfg.profile, wrapped=False, **kwargs)
     num_players = len(probe.possible_agents)
-    arch = architecture(probe.observer.size, probe.num_actions, trunk=cfg.trunk, activation=cfg.activation)
-    model = build_policy(arch, seed=cfg.seed)
+    arch = network_architecture(cfg, probe.observer.size, probe.num_actions, probe.observer)
+    model = with_action_table(build_policy(arch, seed=cfg.seed), probe.layout)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.learning_rate, eps=1e-5)
     log = RunLog(cfg)
     pool = SnapshotPool(cfg, arch, num_players, log.dir / "pool")
@@ -440,8 +466,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     start = time.perf_counter()
     if cfg.bc_decisions and not cfg.resume:
         teacher = Rollouts(cfg, Collector, teacher=cfg.bc_teacher)
-        run.bc_done = warm_start(model, optimizer, cfg, rng, log.writer, teacher, ppo_update)
-    run.bc_seconds = time.perf_counter() - start
+        run.bc_done = warm_start(model, optimizer, cfg, rng, log.writer, teacher, ppo_update,
+                                 kinds=action_kinds(probe.layout), agreement=run.bc_agreement)  # fmt: skip
+        run.bc_seconds = time.perf_counter() - start
 
     def metadata(evaluation: dict[str, Any], wall: float | None = None) -> dict[str, Any]:
         wall = time.perf_counter() - start if wall is None else wall

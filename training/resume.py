@@ -31,7 +31,9 @@ class RunState:
     bc_done: int = 0
     """warm-start decisions imitated (by this run, or by the run it resumes)"""
     bc_seconds: float = 0.0
-    """wall seconds of this run's warm start"""
+    """wall seconds of the warm start (of this run, or of the run it resumes)"""
+    bc_agreement: dict = dataclasses.field(default_factory=dict)
+    """the warm start's agreement with its teacher per decision kind (``warm_start.teacher_agreement``)"""
 
 
 def checkpoint_metadata(
@@ -53,7 +55,8 @@ def checkpoint_metadata(
         "config": dataclasses.asdict(cfg),
         "evaluation": evaluation,
         "algorithm": "ppo (training/ppo.py)",
-        "warm_start": {"teacher": cfg.bc_teacher, "decisions": state.bc_done, "seconds": round(state.bc_seconds, 1)}
+        "warm_start": {"teacher": cfg.bc_teacher, "decisions": state.bc_done, "seconds": round(state.bc_seconds, 1),
+                       **({"agreement": state.bc_agreement} if state.bc_agreement else {})}  # fmt: skip
         if state.bc_done
         else {},
         "run_name": run,
@@ -83,6 +86,8 @@ def resume_run(cfg: Any, model: Any, optimizer: Any, arch: dict[str, Any], num_p
         update=int(state.get("update", 0)),
         wall_before=float(state.get("wall_seconds", 0.0)),
         bc_done=int(ckpt.metadata.get("warm_start", {}).get("decisions", 0)),
+        bc_seconds=float(ckpt.metadata.get("warm_start", {}).get("seconds", 0.0)),
+        bc_agreement=dict(ckpt.metadata.get("warm_start", {}).get("agreement", {})),
     )
     train = load_train_state(cfg.resume, ckpt.metadata)
     if train:

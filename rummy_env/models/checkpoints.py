@@ -40,6 +40,13 @@ Older checkpoints, saved before the fingerprint existed, have no ``layout_finger
 still checked) with one ``CheckpointFormatWarning`` per file, which says how to re-export them
 (``reexport_checkpoint``). When present, the field must be 64 lower-case hex digits and agree with the header copy.
 
+Architecture kinds (``ARCH_KINDS``; docs/training.md, "Networks"): ``masked_mlp`` (``MaskedActorCritic``: one logit
+row per action id) and ``card_action`` (``CardActionActorCritic``: relational card features and a shared scorer of
+each action's static features, whose ``(num_actions, 75)`` table is the tensor ``action_table`` of the weights
+file). A ``card_action`` architecture also names ``action_features`` (75), ``action_embed`` and the observation
+offsets it reads (``hand_offset``, ``top_offset``, ``offered_offset``; -1: none), each checked to lie inside the
+observation before anything is built.
+
 Only ``save_checkpoint`` / ``load_checkpoint`` of a network import torch (through ``rummy_env.models.policy``);
 ``read_metadata`` does not.
 """
@@ -60,6 +67,18 @@ from typing import Any
 FORMAT = "rummy_env.checkpoint"
 ARCH_KIND = "masked_mlp"
 ARCH_KEYS = ("kind", "obs_size", "num_actions", "trunk", "policy_hidden", "value_hidden", "activation")
+#: the card-relational action-scoring network (``rummy_env.models.policy.CardActionActorCritic``): the keys of
+#: ``masked_mlp`` plus the observation offsets it reads and the size of its action embedding
+CARD_ARCH_KIND = "card_action"
+CARD_ARCH_KEYS = (*ARCH_KEYS, "action_features", "action_embed", "hand_offset", "top_offset", "offered_offset")
+#: every architecture kind this version builds, and the keys of each
+ARCH_KINDS = {ARCH_KIND: ARCH_KEYS, CARD_ARCH_KIND: CARD_ARCH_KEYS}
+#: ``card_action``: columns of the static action table (``rummy_env.models.action_features.NUM_FEATURES``), card
+#: kinds (53), relational features per card kind (``CONTEXT``) and the extra trunk inputs they make
+CARD_KINDS = 53
+CARD_ACTION_FEATURES = 75
+CARD_CONTEXT = 7
+CARD_TRUNK_EXTRA = 3 * CARD_KINDS + 2 * CARD_CONTEXT
 ACTIVATION_NAMES = ("relu", "tanh")
 # size limits (module docstring): a real policy never reaches them; a crafted file cannot make us allocate more
 MAX_METADATA_BYTES = 1 << 20
@@ -428,13 +447,17 @@ def load_train_state(path: str | os.PathLike[str], meta: dict[str, Any]) -> dict
 
 # architecture (no torch: checked before anything is built) ----------------------------------------------------
 def check_architecture(arch: Any) -> None:
-    """Raise ``ValueError`` saying what is wrong if ``arch`` is not a valid architecture dict within the limits."""
+    """Raise ``ValueError`` saying what is wrong if ``arch`` is not a valid architecture dict within the limits
+    (kinds: ``ARCH_KINDS``; ``masked_mlp`` and ``card_action``, see docs/training.md)."""
     if not isinstance(arch, dict):
         raise ValueError(f"architecture must be a dict, got {type(arch).__name__}")
-    if set(arch) != set(ARCH_KEYS):
-        raise ValueError(f"architecture keys {sorted(arch)}; expected exactly {sorted(ARCH_KEYS)}")
-    if arch["kind"] != ARCH_KIND:
-        raise ValueError(f"architecture kind {arch['kind']!r}; this version knows only {ARCH_KIND!r}")
+    kind = arch.get("kind")
+    if not isinstance(kind, str) or kind not in ARCH_KINDS:
+        known = ", ".join(repr(k) for k in sorted(ARCH_KINDS))
+        raise ValueError(f"architecture kind {kind!r}; this version knows only {known}")
+    keys = ARCH_KINDS[kind]
+    if set(arch) != set(keys):
+        raise ValueError(f"architecture keys {sorted(arch)}; expected exactly {sorted(keys)} for kind {kind!r}")
     for key in ("obs_size", "num_actions"):
         if type(arch[key]) is not int or not 1 <= arch[key] <= MAX_IO_SIZE:
             raise ValueError(f"architecture {key}={arch[key]!r}; expected an integer in 1..{MAX_IO_SIZE}")
@@ -446,20 +469,44 @@ def check_architecture(arch: Any) -> None:
             raise ValueError(f"architecture {key}={sizes!r}; expected at most {MAX_LAYERS} sizes in 1..{MAX_WIDTH}")
     if arch["activation"] not in ACTIVATION_NAMES:
         raise ValueError(f"architecture activation {arch['activation']!r}; allowed: {list(ACTIVATION_NAMES)}")
+    if kind == CARD_ARCH_KIND:
+        _check_card_architecture(arch)
     n = parameter_count(arch)
     if n > MAX_PARAMETERS:
         raise ValueError(f"architecture has {n:,} parameters; at most {MAX_PARAMETERS:,} are allowed")
 
 
+def _check_card_architecture(arch: dict[str, Any]) -> None:
+    """The keys that only ``card_action`` has: the table width this version builds, the embedding size, and
+    observation offsets whose 53-entry pieces lie inside the observation (``offered_offset`` -1: no offered card)."""
+    if arch["action_features"] != CARD_ACTION_FEATURES or type(arch["action_features"]) is not int:
+        raise ValueError(
+            f"architecture action_features={arch['action_features']!r}; this version's action table has "
+            f"{CARD_ACTION_FEATURES} columns"
+        )
+    if type(arch["action_embed"]) is not int or not 1 <= arch["action_embed"] <= MAX_WIDTH:
+        raise ValueError(f"architecture action_embed={arch['action_embed']!r}; expected an integer in 1..{MAX_WIDTH}")
+    top = arch["obs_size"] - CARD_KINDS
+    for key in ("hand_offset", "top_offset", "offered_offset"):
+        low = -1 if key == "offered_offset" else 0
+        value = arch[key]
+        if type(value) is not int or not low <= value <= top:
+            raise ValueError(
+                f"architecture {key}={value!r}; expected an integer in {low}..{top} (the offset of a {CARD_KINDS}-entry "
+                f"piece of an observation of {arch['obs_size']}{'; -1: none' if low < 0 else ''})"
+            )
+
+
 def _shapes(arch: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     shapes: dict[str, tuple[int, ...]] = {}
+    card = arch["kind"] == CARD_ARCH_KIND
 
     def mlp(prefix: str, sizes: list[int]) -> None:
         for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
             shapes[f"{prefix}.{2 * i}.weight"] = (b, a)
             shapes[f"{prefix}.{2 * i}.bias"] = (b,)
 
-    trunk = [arch["obs_size"], *arch["trunk"]]
+    trunk = [arch["obs_size"] + (CARD_TRUNK_EXTRA if card else 0), *arch["trunk"]]
     mlp("trunk", trunk)
     pi = [trunk[-1], *arch["policy_hidden"]]
     vf = [trunk[-1], *arch["value_hidden"]]
@@ -469,6 +516,13 @@ def _shapes(arch: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     shapes["policy_head.bias"] = (arch["num_actions"],)
     shapes["value_head.weight"] = (1, vf[-1])
     shapes["value_head.bias"] = (1,)
+    if card:
+        e = arch["action_embed"]
+        shapes["action_table"] = (arch["num_actions"], arch["action_features"])
+        shapes["action_mlp.weight"] = (e, arch["action_features"] + 3 * CARD_CONTEXT)
+        shapes["action_mlp.bias"] = (e,)
+        shapes["state_proj.weight"] = (e, pi[-1])
+        shapes["state_proj.bias"] = (e,)
     return shapes
 
 
@@ -637,6 +691,8 @@ def _check_layout(p: Path, header: dict[str, Any], data_bytes: int) -> None:
 
 __all__ = [
     "ARCH_KIND",
+    "ARCH_KINDS",
+    "CARD_ARCH_KIND",
     "Checkpoint",
     "CheckpointError",
     "CheckpointFormatWarning",

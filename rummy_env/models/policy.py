@@ -38,7 +38,7 @@ except ImportError as exc:  # pragma: no cover - depends on what is installed
 
 # the architecture checks and size limits live in rummy_env.checkpoints, without torch, so that a checkpoint's
 # architecture is checked before torch is imported or anything is allocated; re-exported here
-from .checkpoints import ARCH_KEYS, ARCH_KIND, check_architecture, tensor_shapes  # noqa: F401
+from .checkpoints import ARCH_KEYS, ARCH_KIND, CARD_ARCH_KIND, check_architecture, tensor_shapes  # noqa: F401
 
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}  # keys: rummy_env.checkpoints.ACTIVATION_NAMES
 
@@ -209,9 +209,144 @@ def _orthogonal_(w: torch.Tensor, gain: float, gen: torch.Generator) -> None:
     w.copy_(gain * q[:rows, :cols])
 
 
+def card_architecture(
+    obs_size: int,
+    num_actions: int,
+    observer: Any,
+    trunk: list[int] | tuple[int, ...] = (256, 256),
+    policy_hidden: list[int] | tuple[int, ...] = (),
+    value_hidden: list[int] | tuple[int, ...] = (),
+    activation: str = "tanh",
+    action_embed: int = 64,
+) -> dict[str, Any]:
+    """The JSON-able description of a ``card_action`` network for an env whose observer is ``observer`` (its
+    ``pieces`` give the offsets of the hand, the discard top and the offered card)."""
+    from .action_features import NUM_FEATURES, card_offsets
+
+    arch = architecture(obs_size, num_actions, trunk, policy_hidden, value_hidden, activation)
+    arch.update(kind=CARD_ARCH_KIND, action_features=NUM_FEATURES, action_embed=int(action_embed))
+    arch.update(card_offsets(observer))
+    check_architecture(arch)
+    return arch
+
+
+class CardActionActorCritic(MaskedActorCritic):
+    """The ``card_action`` network: a masked actor-critic whose inputs and action scores see how cards relate.
+
+    - **In the trunk**: the observation plus relational features computed from it (``action_features.
+      context_matrix``): for each held kind, the copies of its rank in other suits and its same-suit neighbours at
+      distance 1 and 2; for the discard top and the offered card, all ``NUM_CONTEXT`` relations to the hand.
+    - **In the policy head**: each legal action's logit is its own row (as in ``masked_mlp``) plus a score shared by
+      all actions, DouZero-style: ``state_proj(pi) . tanh(action_mlp([static features; relations of the cards it
+      moves; relations of the discard top / offered card it takes]))``. The static features are the
+      ``action_table`` (``action_features.action_table`` of the profile's layout), stored with the weights, so the
+      same id means the same move to the network as to the engine (the checkpoint's layout fingerprint checks it).
+
+    ``features`` returns the policy features packed with the per-kind relations (``legal_logits`` unpacks them), so
+    the acting and update code of ``MaskedActorCritic`` works unchanged.
+    """
+
+    def __init__(self, arch: dict[str, Any]):
+        from .action_features import context_matrix
+
+        check_architecture(arch)
+        if arch["kind"] != CARD_ARCH_KIND:
+            raise ValueError(f"CardActionActorCritic needs kind {CARD_ARCH_KIND!r}, got {arch['kind']!r}")
+        super().__init__({k: arch[k] for k in ARCH_KEYS} | {"kind": ARCH_KIND})
+        self.arch = dict(arch)
+        from .checkpoints import CARD_CONTEXT, CARD_KINDS, CARD_TRUNK_EXTRA
+
+        self.kinds, self.ctx = CARD_KINDS, CARD_CONTEXT
+        act = arch["activation"]
+        self.trunk = _mlp([arch["obs_size"] + CARD_TRUNK_EXTRA, *arch["trunk"]], act)
+        pi_size = self.policy_head.weight.shape[1]
+        self.register_buffer("action_table", torch.zeros(arch["num_actions"], arch["action_features"]))
+        self.register_buffer("context", torch.from_numpy(context_matrix()), persistent=False)
+        self.action_mlp = nn.Linear(arch["action_features"] + 3 * CARD_CONTEXT, arch["action_embed"])
+        self.state_proj = nn.Linear(pi_size, arch["action_embed"])
+        self._pi_size = pi_size
+        # the rows of the hand / top / offered pieces; the offered piece may be absent (-1)
+        self._hand = slice(arch["hand_offset"], arch["hand_offset"] + CARD_KINDS)
+        self._top = slice(arch["top_offset"], arch["top_offset"] + CARD_KINDS)
+        off = arch["offered_offset"]
+        self._offered = slice(off, off + CARD_KINDS) if off >= 0 else None
+
+    def set_action_table(self, table: np.ndarray) -> CardActionActorCritic:
+        """Load the static action table (``action_features.action_table(layout)``; its shape must match)."""
+        table_t = torch.as_tensor(np.asarray(table, dtype=np.float32))
+        if tuple(table_t.shape) != tuple(self.action_table.shape):
+            raise ValueError(f"action table {tuple(table_t.shape)}; expected {tuple(self.action_table.shape)}")
+        self.action_table.copy_(table_t)
+        return self
+
+    def init_weights(self, seed: int) -> CardActionActorCritic:
+        """``MaskedActorCritic.init_weights``, then the action scorer (orthogonal; the state projection small)."""
+        super().init_weights(seed)
+        gen = torch.Generator().manual_seed(int(seed) + 1)
+        with torch.no_grad():
+            _orthogonal_(self.action_mlp.weight, 1.0, gen)
+            self.action_mlp.bias.zero_()
+            _orthogonal_(self.state_proj.weight, 0.1, gen)
+            self.state_proj.bias.zero_()
+        return self
+
+    def _relations(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Per-kind relations to the hand (B, 53, C), and those of the discard top and the offered card (B, C)."""
+        hand = obs[:, self._hand]
+        rel = (hand @ self.context).view(-1, self.kinds, self.ctx)
+        top = torch.einsum("bk,bkc->bc", obs[:, self._top], rel)
+        if self._offered is None:
+            offered = torch.zeros_like(top)
+        else:
+            offered = torch.einsum("bk,bkc->bc", obs[:, self._offered], rel)
+        return rel, top, offered
+
+    def features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(policy features packed with the relations, value features) of a batch of observations."""
+        rel, top, offered = self._relations(obs)
+        held = (obs[:, self._hand] > 0).to(obs.dtype)
+        extra = (held[:, :, None] * torch.stack([rel[..., 1], rel[..., 2] + rel[..., 3], rel[..., 4] + rel[..., 5]],
+                                                -1)).flatten(1)  # fmt: skip
+        h = self.trunk(torch.cat([obs, extra, top, offered], dim=1))
+        pi = self.policy_mlp(h)
+        return torch.cat([pi, rel.flatten(1), top, offered], dim=1), self.value_mlp(h)
+
+    def _unpack(self, packed: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        p, n = self._pi_size, self.kinds * self.ctx
+        rel = packed[:, p : p + n].view(-1, self.kinds, self.ctx)
+        return packed[:, :p], rel, packed[:, p + n : p + n + self.ctx], packed[:, p + n + self.ctx :]
+
+    def _scores(self, packed: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+        """Logits (B, K) of the actions ``index`` (B, K), before masking."""
+        from .action_features import CARDS, TAKES_OFFERED, TAKES_TOP
+
+        pi, rel, top, offered = self._unpack(packed)
+        static = self.action_table[index]  # (B, K, F)
+        moved = torch.einsum("bkj,bjc->bkc", static[..., CARDS : CARDS + self.kinds], rel)
+        taken_top = static[..., TAKES_TOP : TAKES_TOP + 1] * top[:, None, :]
+        taken_offered = static[..., TAKES_OFFERED : TAKES_OFFERED + 1] * offered[:, None, :]
+        emb = torch.tanh(self.action_mlp(torch.cat([static, moved, taken_top, taken_offered], dim=-1)))
+        shared = torch.einsum("bke,be->bk", emb, self.state_proj(pi))
+        rows = torch.einsum("bkh,bh->bk", self.policy_head.weight[index], pi) + self.policy_head.bias[index]
+        return rows + shared
+
+    def legal_logits(self, pi_features: torch.Tensor, index: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+        """Logits (B, K) of the actions ``index`` (B, K); padding (``~valid``) gets ``-inf``."""
+        return self._scores(pi_features, index).masked_fill(~valid, float("-inf"))
+
+    def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Dense logits (B, num_actions) with ``-inf`` on every illegal action (the reference definition)."""
+        packed, _ = self.features(obs)
+        index = torch.arange(self.arch["num_actions"]).expand(len(obs), -1)
+        return self._scores(packed, index).masked_fill(mask == 0, float("-inf"))
+
+
 def build_policy(arch: dict[str, Any], seed: int | None = None) -> MaskedActorCritic:
-    """A network for ``arch``; initialised from ``seed`` when given (else torch's default initialisation)."""
-    model = MaskedActorCritic(arch)
+    """A network for ``arch`` (its ``kind``: ``masked_mlp`` -> ``MaskedActorCritic``, ``card_action`` ->
+    ``CardActionActorCritic``); initialised from ``seed`` when given (else torch's default initialisation). A
+    ``card_action`` network's ``action_table`` starts at zero: load a checkpoint's weights or ``set_action_table``."""
+    check_architecture(arch)
+    model = CardActionActorCritic(arch) if arch["kind"] == CARD_ARCH_KIND else MaskedActorCritic(arch)
     if seed is not None:
         model.init_weights(seed)
     return model
@@ -219,8 +354,11 @@ def build_policy(arch: dict[str, Any], seed: int | None = None) -> MaskedActorCr
 
 __all__ = [
     "ARCH_KIND",
+    "CARD_ARCH_KIND",
+    "CardActionActorCritic",
     "MaskedActorCritic",
     "architecture",
+    "card_architecture",
     "build_policy",
     "check_architecture",
     "legal_index",
