@@ -253,6 +253,19 @@ def _out_array(out: Any, size: int) -> np.ndarray:
     return out
 
 
+def _encode_state(observer: Any, state: Any, seat: int, out: Any, builder: Any, write: Any) -> np.ndarray:
+    """The ``encode_state`` of both observers: ``write(observer, state, seat, arr, memoryview(arr))`` (the fast
+    path) where ``state``'s views are ``builder``'s and its seat count is the observer's, else the view's encoding;
+    a bad ``seat`` is refused as ``public_view`` refuses it."""
+    if not _fast_builder(state, builder) or state.n != observer.n:
+        return observer.encode(state.public_view(seat), out=out)
+    if seat.__class__ is not int or not 0 <= seat < observer.n:
+        seat = _check_seat(state, seat)
+    arr = np.empty(observer.size, dtype=np.float32) if out is None else _checked_out(out, observer.size)
+    write(observer, state, seat, arr, memoryview(arr))
+    return arr
+
+
 class ContractObserver:
     """Observation of a Contract-family state (profiles ``contract`` and ``contract_gamerules``)."""
 
@@ -408,13 +421,7 @@ class ContractObserver:
         fields, the stock by its size -- through ``rummy_env.encoding.fast`` (compiled when ``RUMMY_ENV_IMPL``
         selects the twins). A state whose views another builder makes (``register_view``) goes through its view.
         ``out``: as in ``encode``."""
-        if not _fast_builder(state, contract_view) or state.n != self.n:
-            return self.encode(state.public_view(seat), out=out)
-        if seat.__class__ is not int or not 0 <= seat < self.n:
-            seat = _check_seat(state, seat)
-        arr = np.empty(self.size, dtype=np.float32) if out is None else _checked_out(out, self.size)
-        fast.encode_contract_state(self, state, seat, arr, memoryview(arr))
-        return arr
+        return _encode_state(self, state, seat, out, contract_view, fast.encode_contract_state)
 
     def encode(self, view: Any, seat: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """The float32 observation of a public view (``state.public_view(seat)``; zeros for pieces that do not
@@ -559,13 +566,7 @@ class ContinentalObserver:
     def encode_state(self, state: Any, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """``encode(state.public_view(seat), out=out)``, bit for bit, written straight from the engine state (as
         ``ContractObserver.encode_state``: no view built, only what the view holds is read)."""
-        if not _fast_builder(state, continental_view) or state.n != self.n:
-            return self.encode(state.public_view(seat), out=out)
-        if seat.__class__ is not int or not 0 <= seat < self.n:
-            seat = _check_seat(state, seat)
-        arr = np.empty(self.size, dtype=np.float32) if out is None else _checked_out(out, self.size)
-        fast.encode_continental_state(self, state, seat, arr, memoryview(arr))
-        return arr
+        return _encode_state(self, state, seat, out, continental_view, fast.encode_continental_state)
 
     def encode(self, view: Any, seat: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """The float32 observation of a public view (``state.public_view(seat)``), reading only the view.

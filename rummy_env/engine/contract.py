@@ -822,8 +822,9 @@ class ContractState(EngineState):
     # ----------------------------------------------------------------------------------------------------------
     # Copying, descriptions, JSON
     # ----------------------------------------------------------------------------------------------------------
-    def clone(self) -> ContractState:
-        """An independent deep copy (generator included)."""
+    def _copy_table_state(self) -> ContractState:
+        """A shallow copy whose cards, melds, scores and results are copied (what a move can change), for
+        ``clone`` and ``_probe``; the history and the generator are still shared: each caller decides."""
         new = copy.copy(self)
         new.hands = [list(h) for h in self.hands]
         new.known = [list(h) for h in self.known]
@@ -838,6 +839,11 @@ class ContractState(EngineState):
         new.buy_queue = list(self.buy_queue)
         new.scores = list(self.scores)
         new.round_results = copy_round_results(self.round_results)
+        return new
+
+    def clone(self) -> ContractState:
+        """An independent deep copy (generator included)."""
+        new = self._copy_table_state()
         new.history = list(self.history)
         new.rng = copy_rng(self.rng)
         new._legal = list(self._legal) if self._legal is not None else None
@@ -847,20 +853,7 @@ class ContractState(EngineState):
         """A throw-away clone to try one action on (``_keeping_placeable``): what ``_dispatch`` can change is copied,
         the history is shared (only ``apply`` extends it) and the generator is copied only if the probe draws from
         it (a round that ends in the probe deals the next one); its legal actions are recomputed."""
-        new = copy.copy(self)
-        new.hands = [list(h) for h in self.hands]
-        new.known = [list(h) for h in self.known]
-        new.hand_size = list(self.hand_size)
-        new.stock = list(self.stock)
-        new.discard = list(self.discard)
-        new.table = [m.copy() for m in self.table]
-        mapping = {id(old): nm for old, nm in zip(self.table, new.table)}
-        new.seat_melds = [[mapping[id(m)] for m in ms] for ms in self.seat_melds]
-        new.opened = list(self.opened)
-        new.opening_runs = list(self.opening_runs)
-        new.buy_queue = list(self.buy_queue)
-        new.scores = list(self.scores)
-        new.round_results = copy_round_results(self.round_results)
+        new = self._copy_table_state()
         rng = self.rng
         new.rng = _LazyRng(rng._source if type(rng) is _LazyRng and rng._copy is None else rng)
         new._legal = None
