@@ -86,6 +86,21 @@ class OptionalBuildExt(build_ext):
             _warn(f"{ext.name} was not built ({exc})")
 
 
+def drop_outdated_c(build_dir: str) -> list[str]:
+    """Remove the generated C file of every twin whose typing ``.pxd`` is newer than it, so that Cython translates
+    the twin again (it does not track an augmenting ``.pxd`` of a ``.py`` source): without this, an edit of a
+    ``.pxd`` alone would leave the old C code built while ``_sources.json`` records the new digest. Returns the
+    paths removed."""
+    removed = []
+    for twin, source in TWINS.items():
+        pxd = os.path.join(*twin.split(".")) + ".pxd"
+        c_file = os.path.join(build_dir, os.path.splitext(source)[0] + ".c")
+        if os.path.exists(pxd) and os.path.exists(c_file) and os.path.getmtime(pxd) >= os.path.getmtime(c_file):
+            os.remove(c_file)
+            removed.append(c_file)
+    return removed
+
+
 def _extensions() -> list:
     if os.environ.get("RUMMY_ENV_NO_COMPILE", "").strip() not in ("", "0"):
         _warn("RUMMY_ENV_NO_COMPILE is set")
@@ -96,6 +111,7 @@ def _extensions() -> list:
     except ImportError:
         _warn("Cython is not installed")
         return []
+    drop_outdated_c("build/cython")
     try:
         return cythonize(
             [Extension(name, [src]) for name, src in TWINS.items()],

@@ -274,3 +274,31 @@ def test_source_digest_covers_the_typing_pxd(tmp_path, monkeypatch) -> None:
     assert ns["source_digest"]("rummy_env/encoding/fast.py", "rummy_env._compiled.fast_observation") != (
         _impl.source_digest("rummy_env/encoding/fast.py", "rummy_env/_compiled/no_such.pxd")
     )
+
+
+def test_setup_retranslates_a_twin_whose_pxd_is_newer(tmp_path, monkeypatch) -> None:
+    """setup.py removes the generated C of a twin whose ``.pxd`` is newer (Cython does not track an augmenting
+    ``.pxd`` of a ``.py``), and only that one; an older ``.pxd`` keeps its C file."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "setup.py").read_text(encoding="utf-8")
+    ns: dict[str, Any] = {"__name__": "setup_under_test"}
+    exec(compile(text.rsplit("setup(ext_modules", 1)[0], "setup.py", "exec"), ns)  # everything but setup()
+    monkeypatch.chdir(tmp_path)
+    ns["TWINS"] = {"rummy_env._compiled.melds": "rummy_env/core/melds.py",
+                   "rummy_env._compiled.fast_observation": "rummy_env/encoding/fast.py"}
+    (tmp_path / "rummy_env" / "_compiled").mkdir(parents=True)
+    for rel in ("build/cython/rummy_env/core/melds.c", "build/cython/rummy_env/encoding/fast.c"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("/* generated */")
+    old, new = 1_000_000, 2_000_000
+    for rel, when in (("build/cython/rummy_env/core/melds.c", old), ("build/cython/rummy_env/encoding/fast.c", new)):
+        os.utime(tmp_path / rel, (when, when))
+    for name in ("melds", "fast_observation"):
+        (tmp_path / "rummy_env" / "_compiled" / f"{name}.pxd").write_text("cdef long x\n")
+        os.utime(tmp_path / "rummy_env" / "_compiled" / f"{name}.pxd", (1_500_000, 1_500_000))
+    removed = ns["drop_outdated_c"]("build/cython")
+    assert removed == [os.path.join("build/cython", "rummy_env/core/melds.c")]
+    assert not (tmp_path / "build/cython/rummy_env/core/melds.c").exists()
+    assert (tmp_path / "build/cython/rummy_env/encoding/fast.c").exists()
