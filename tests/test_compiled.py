@@ -216,12 +216,17 @@ def test_the_comparison_catches_an_altered_twin(compiled: None) -> None:
     assert first_difference(ref, play("compiled", "contract", 4, 1, 300, "biased", {})) is None
 
 
-@pytest.mark.parametrize("impl", ["python", "compiled"])
-def test_the_fuzzer_finds_nothing_under_either(impl: str, compiled: None) -> None:
+def _fuzz_every_profile(impl: str, decisions: int, seed: int) -> None:
+    """The fuzzer over every profile under ``impl``: no invariant violated."""
     _impl.use(impl)
     for profile in sorted(GAMES):
-        res = fuzz(profile=profile, decisions=1_500, seed=3)
+        res = fuzz(profile=profile, decisions=decisions, seed=seed)
         assert res["violations"] == 0, res.get("examples")
+
+
+@pytest.mark.parametrize("impl", ["python", "compiled"])
+def test_the_fuzzer_finds_nothing_under_either(impl: str, compiled: None) -> None:
+    _fuzz_every_profile(impl, decisions=1_500, seed=3)
 
 
 #: the slow differential's share of each (profile, part): 6 x 170,000 > 10^6 decision points, in parts that
@@ -246,10 +251,17 @@ def test_compiled_differential_a_million_decision_points(profile: str, part: int
 @pytest.mark.slow
 @pytest.mark.parametrize("impl", ["python", "compiled"])
 def test_compiled_fuzzer_long_run_under_either(impl: str, compiled: None) -> None:
-    _impl.use(impl)
-    for profile in sorted(GAMES):
-        res = fuzz(profile=profile, decisions=20_000, seed=11)
-        assert res["violations"] == 0, res.get("examples")
+    _fuzz_every_profile(impl, decisions=20_000, seed=11)
+
+
+def _setup_namespace() -> dict[str, Any]:
+    """setup.py's definitions (``TWINS``, ``source_digest``, ``drop_outdated_c`` ...), without running setup()."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "setup.py").read_text(encoding="utf-8")
+    ns: dict[str, Any] = {"__name__": "setup_under_test"}
+    exec(compile(text.rsplit("setup(ext_modules", 1)[0], "setup.py", "exec"), ns)
+    return ns
 
 
 def test_source_digest_covers_the_typing_pxd(tmp_path, monkeypatch) -> None:
@@ -264,9 +276,7 @@ def test_source_digest_covers_the_typing_pxd(tmp_path, monkeypatch) -> None:
     pxd.write_text("cdef long x\n")
     assert len({plain, typed, _impl.source_digest(str(src), str(pxd))}) == 3
     root = Path(__file__).resolve().parents[1]
-    text = (root / "setup.py").read_text(encoding="utf-8")
-    ns: dict[str, Any] = {}
-    exec(compile(text.split("def _warn")[0], "setup.py", "exec"), ns)  # the digest helper only, not setup()
+    ns = _setup_namespace()
     monkeypatch.chdir(root)
     assert ns["source_digest"]("rummy_env/encoding/fast.py", "rummy_env._compiled.fast_observation") == (
         _impl.source_digest("rummy_env/encoding/fast.py", "rummy_env/_compiled/fast_observation.pxd")
@@ -279,12 +289,8 @@ def test_source_digest_covers_the_typing_pxd(tmp_path, monkeypatch) -> None:
 def test_setup_retranslates_a_twin_whose_pxd_is_newer(tmp_path, monkeypatch) -> None:
     """setup.py removes the generated C of a twin whose ``.pxd`` is newer (Cython does not track an augmenting
     ``.pxd`` of a ``.py``), and only that one; an older ``.pxd`` keeps its C file."""
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
-    text = (root / "setup.py").read_text(encoding="utf-8")
-    ns: dict[str, Any] = {"__name__": "setup_under_test"}
-    exec(compile(text.rsplit("setup(ext_modules", 1)[0], "setup.py", "exec"), ns)  # everything but setup()
+    ns = _setup_namespace()
     monkeypatch.chdir(tmp_path)
     ns["TWINS"] = {"rummy_env._compiled.melds": "rummy_env/core/melds.py",
                    "rummy_env._compiled.fast_observation": "rummy_env/encoding/fast.py"}

@@ -84,6 +84,15 @@ def as_action(action: Any, num_actions: int) -> int:
     )
 
 
+
+def agent_seat(env: Any, agent: Any) -> int:
+    """The seat of ``agent`` (an agent name of ``env.agent_name_mapping``); ``EnvArgumentError`` naming the agents
+    otherwise. Shared by the AEC env and ``VectorEnv.table(i)``."""
+    seat = env.agent_name_mapping.get(agent) if isinstance(agent, str) else None
+    if seat is None:
+        raise EnvArgumentError(f"unknown agent {agent!r}; the agents are {env.possible_agents}")
+    return seat
+
 class RummyAECEnv(AECEnv):
     """AEC environment over a rummy engine state: one atomic decision per ``step``."""
 
@@ -313,10 +322,7 @@ class RummyAECEnv(AECEnv):
         return scenario
 
     def _seat(self, agent: Any) -> int:
-        seat = self.agent_name_mapping.get(agent) if isinstance(agent, str) else None
-        if seat is None:
-            raise EnvArgumentError(f"unknown agent {agent!r}; the agents are {self.possible_agents}")
-        return seat
+        return agent_seat(self, agent)
 
     def _check_reset(self, what: str) -> None:
         if not self._was_reset:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..envs.base import EnvArgumentError
+from ..envs.base import agent_seat
 
 
 class TableEnv:
@@ -52,10 +52,7 @@ class TableEnv:
         return self.possible_agents[self.current_seat]
 
     def _seat(self, agent: Any) -> int:
-        seat = self.agent_name_mapping.get(agent) if isinstance(agent, str) else None
-        if seat is None:
-            raise EnvArgumentError(f"unknown agent {agent!r}; the agents are {self.possible_agents}")
-        return seat
+        return agent_seat(self, agent)
 
     def public_view(self, agent: str) -> Any:
         """Everything ``agent`` may know at this table (``rummy_env.engine.view``), as the AEC env's."""
