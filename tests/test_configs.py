@@ -23,6 +23,10 @@ SHIPPED = {
     "ppo_contract_gamerules.yaml": "ppo",
     "ppo_continental.yaml": "ppo",
     "sb3_contract.yaml": "sb3_maskable_ppo",
+    "card_contract_r1.yaml": "ppo",
+    "card_contract.yaml": "ppo",
+    "scratch_continental.yaml": "ppo",
+    "scratch_contract_gamerules.yaml": "ppo",
 }
 
 

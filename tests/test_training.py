@@ -178,6 +178,37 @@ def test_rewards_are_the_learning_seats_own(ppo, weights) -> None:
     assert batch.mask[np.arange(len(batch.action)), batch.action].all()
 
 
+def test_shape_rewards_adds_the_potential_differences(ppo) -> None:
+    # seat A = rows 0, 2 (episode ends at 2), seat B = rows 1, 3 (cut at 3: the cut state's potential is -1)
+    rows = {"reward": [0.0, 0.5, 0.0, -1.0], "next": [2, 3, -1, -1], "done": [False, False, True, False]}
+    phi = [-4.0, -6.0, -2.0, -3.0]
+    ppo.shape_rewards(rows, phi, {3: -1.0}, gamma=0.9, coef=0.1)
+    want = [0.1 * (0.9 * -2.0 + 4.0), 0.5 + 0.1 * (0.9 * -3.0 + 6.0), 0.1 * (0.0 + 2.0), -1.0 + 0.1 * (0.9 * -1.0 + 3.0)]
+    np.testing.assert_allclose(rows["reward"], want)
+
+
+def test_shaping_changes_only_the_learning_rewards_and_telescopes(ppo) -> None:
+    """Same seed with and without shaping: the same games and logged returns; the shaped rewards of a finished
+    chain add up (gamma 1) to its unshaped rewards minus coef * phi(first decision) (docs/training.md)."""
+    kw = dict(profile="continental", env_config={"deals": 1}, trunk=[16], pool_weights={"current": 1.0}, seed=5,
+              gamma=1.0)  # fmt: skip
+    plain = ppo.Collector(ppo.Config(**kw), num_envs=2, worker=0)
+    shaped = ppo.Collector(ppo.Config(**kw, shaping=0.25), num_envs=2, worker=0)
+    shaped.set_weights(plain.model.numpy_state())
+    a, b = plain.collect(1200), shaped.collect(1200)
+    np.testing.assert_array_equal(a.action, b.action)
+    assert [ep["return"] for ep in a.episodes] == [ep["return"] for ep in b.episodes]
+    assert len(shaped.potentials) == len(b) and not plain.potentials
+    assert len(set(shaped.potentials)) > 1 and max(shaped.potentials) <= 0
+    diff = b.reward - a.reward
+    assert np.abs(diff).max() > 0
+    finished = {ep["chain"] for ep in b.episodes}
+    for chain in np.unique(b.chain).tolist():
+        rows = np.flatnonzero(b.chain == chain)
+        if chain in finished:
+            assert diff[rows].sum() == pytest.approx(-0.25 * shaped.potentials[rows[0]], abs=1e-4)
+
+
 # ---- reproducibility and resume ---------------------------------------------------------------------------------
 def test_same_seed_same_weights_and_resume(ppo, tmp_path: Path) -> None:
     from rummy_env.models.checkpoints import read_metadata

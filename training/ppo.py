@@ -92,6 +92,10 @@ class Config:
     """normalise advantages per minibatch"""
     clip_coef: float = 0.2
     """PPO clip on the probability ratio"""
+    shaping: float = 0.0
+    """potential-based reward shaping (training only; 0: none, the default): each learner transition also gets
+    shaping * (gamma * phi(next decision) - phi(this decision)), phi = -rummy_env.shaping.hand_distance (cards the
+    seat's hand is from going out), phi = 0 after the episode; the logged returns stay the env's rewards"""
     clip_vloss: bool = True
     """clip the value loss as in PPO2"""
     ent_coef: float = 0.01
@@ -211,6 +215,8 @@ class Collector:
         self.seats = SeatRoles(cfg, env_kwargs(cfg.env_config, cfg.num_players), self.arch, num_envs,
                                self.vec.num_players, self.rng, teacher)
         self.book = SeatChains(num_envs, worker, tuple(RolloutBuffer.ROWS))  # each recorded seat's transitions
+        self.shaping, self.gamma = float(cfg.shaping), float(cfg.gamma)
+        self.potentials: list[float] = []  # phi of each recorded row's decision (only with shaping)
         for e in range(num_envs):
             self._new_deal(e)
 
@@ -238,6 +244,7 @@ class Collector:
         seats' transitions."""
         book, vec, steps = self.book, self.vec, 0
         book.begin()
+        self.potentials = []
         while steps < num_steps:
             _, _, _, rewards, done = vec.step(self._decide())
             steps += vec.num_envs
@@ -250,6 +257,9 @@ class Collector:
             o = np.stack([vec.observe(e, s) for e, s, _ in cut])
             for v, (_, _, i) in zip(self._values(o), cut):
                 book.rows["bootstrap"][i] = float(v)
+        if self.shaping:
+            cut_phi = {i: self._potential(e, s) for e, s, i in cut}
+            shape_rewards(book.rows, self.potentials, cut_phi, self.gamma, self.shaping)
         return RolloutBuffer.from_book(
             book, self.arch, env_steps=steps, episodes=book.episodes, reward_after_cut=book.reward_after_cut
         )
@@ -277,13 +287,39 @@ class Collector:
             actions[es] = a
             if role in RECORDED:
                 self.book.record(es, [seats[e] for e in es], o, m, action=a, logp=lp, value=v)
+                if self.shaping:
+                    self.potentials.extend(self._potential(e, seats[e]) for e in es)
         return actions
+
+    def _potential(self, e: int, seat: int) -> float:
+        """The shaping potential of ``seat`` at table ``e`` now, from that seat's own view."""
+        from rummy_env.shaping import potential
+
+        return potential(self.vec.public_view(e, seat))
 
     def _values(self, obs: np.ndarray) -> np.ndarray:
         import torch
 
         with torch.no_grad():
             return self.model.value(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))).numpy()
+
+
+def shape_rewards(
+    rows: dict[str, list], potentials: list[float], cut_phi: dict[int, float], gamma: float, coef: float
+) -> None:
+    """Add potential-based shaping to the rollout's rewards in place: row ``i`` (potential ``potentials[i]``) gets
+    ``coef * (gamma * phi_next - phi_i)``, where ``phi_next`` is the potential of the seat's next row, of the
+    state where the rollout cut its chain (``cut_phi[i]``), or 0 after the episode's end (``done``). Summed along a
+    whole episode the terms telescope to ``-coef * phi(first decision)``: which policies are best does not change."""
+    reward, nxt, done = rows["reward"], rows["next"], rows["done"]
+    for i, phi in enumerate(potentials):
+        if done[i]:
+            after = 0.0
+        elif nxt[i] >= 0:
+            after = potentials[nxt[i]]
+        else:
+            after = cut_phi[i]
+        reward[i] += coef * (gamma * after - phi)
 
 
 def network_architecture(cfg: Config, obs_size: int, num_actions: int, observer: Any) -> dict[str, Any]:
