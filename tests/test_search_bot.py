@@ -209,3 +209,45 @@ def test_canonical_position_forgets_the_hidden_cards():
     assert len(base["stock"]) == len(st.stock)
     loaded = g.load_state(base, g.rules())
     assert loaded.public_view(seat) == st.public_view(seat)
+
+
+# an action that ends a round which is not the session's last ------------------------------------------------------
+def _round_ending_position(profile: str, kwargs: dict[str, Any], seed: int) -> tuple[Any, int, int]:
+    """Heuristic play until the seat to move, in the session's first round of several, has a legal action that
+    ends the round: (env, seat, that action)."""
+    env = rummy_env.make(profile, wrapped=False, **kwargs)
+    env.reset(seed=seed)
+    players = [bots.load("heuristic", seed=seed + i) for i in range(len(env.possible_agents))]
+    while not env.round_results:
+        agent = env.agent_selection
+        state = env.unwrapped._state
+        for a in np.flatnonzero(env.action_mask(agent)).tolist():
+            after = state.clone()
+            after.apply(a)
+            if after.round_results:
+                return env, env.current_seat, a
+        env.step(players[env.current_seat].act(env, agent))
+    raise AssertionError("no round-ending decision found in round 1")
+
+
+@pytest.mark.parametrize(("profile", "kwargs"), [("continental", {}), ("contract", {"rounds": (1, 2)})])
+def test_going_out_before_the_last_round_is_valued_by_that_rounds_result(profile, kwargs):
+    """The value of a candidate that ends a round is the seat's result of that round, not the static measure of the
+    next round's fresh hand (the search once never went out before the last deal of a continental session)."""
+    for seed in range(40):
+        try:
+            env, seat, action = _round_ending_position(profile, kwargs, seed)
+            break
+        except AssertionError:
+            continue
+    bot = SearchBot(0, budget=4, horizon=3)
+    root = bot.root_state(env, seat)
+    det = bot.determinize(root, seat, np.random.default_rng(0))
+    st = det.clone()
+    st.apply(action)
+    result = st.round_results[0]
+    amounts = result.get("penalties", result.get("payments"))
+    want = -float(amounts[seat]) if game(profile).lower_is_better else float(amounts[seat])
+    assert bot.rollout(st.clone(), seat, 3, profile, round_index=0) == want
+    _, means = bot.search(root, seat, list(np.flatnonzero(env.action_mask(env.agent_selection))), action, profile)
+    assert means[action] == want  # every determinization ends the round with the same result for the seat

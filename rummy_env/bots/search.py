@@ -191,9 +191,12 @@ class SearchBot:
             return -float(planner(view).distance(view.hand))
         return 0.0
 
-    def rollout(self, st: Any, seat: int, horizon: int, profile: str) -> float:
-        """Play ``st`` on with the heuristic for at most ``horizon`` decisions (or to the round's end); its value."""
-        round_index = len(st.round_results)
+    def rollout(self, st: Any, seat: int, horizon: int, profile: str, round_index: int | None = None) -> float:
+        """Play ``st`` on with the heuristic for at most ``horizon`` decisions (or to the end of round
+        ``round_index``, default the round ``st`` is in); its value for that round. A candidate action that ended
+        the round is valued by that round's result: pass the index of the round it was taken in."""
+        if round_index is None:
+            round_index = len(st.round_results)
         for _ in range(horizon):
             if st.is_terminal() or len(st.round_results) > round_index:
                 break
@@ -240,10 +243,11 @@ class SearchBot:
             per = max(1, (budget - spent) // (len(alive) * (rounds - r)))
             for _ in range(per):
                 det = self.determinize(root, seat, self.rng)
+                round_index = len(det.round_results)  # the round of the decision, even if ``a`` ends it
                 for a in alive:
                     st = det.clone()
                     st.apply(a)
-                    values[a].append(self.rollout(st, seat, horizon, profile))
+                    values[a].append(self.rollout(st, seat, horizon, profile, round_index))
                     spent += 1
             if r < rounds - 1:  # drop the worse half (the heuristic's choice stays in)
                 ranked = sorted(alive, key=lambda a: (-sum(values[a]) / len(values[a]), a != prior, a))
