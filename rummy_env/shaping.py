@@ -17,20 +17,27 @@ that seat's own view (its hand, the contract, whether it is down; never another 
 | ``contract``, ``contract_gamerules`` | not down, rounds 1-6 | cards missing to the contract plus the cards the contract's target leaves over |
 | ``contract``, ``contract_gamerules`` | not down, round 7 | cards missing to runs that hold the whole hand, plus those left over |
 
-The Contract measures are the heuristic's own (``bots.contract_hand.contract_structure`` / ``final_structure``
-and the ``contract_gamerules`` forms), counted in whole cards (their ``missing``) over the full shoe as the live
-cards, so the measure is a function of the hand alone and memoised. ``training/ppo.py`` applies it with its
+Every measure is the profile's own heuristic's (``bots.heuristic.POLICIES``): the continental run planner, the
+contract targets ``structure`` / ``final_runs`` (``contract_hand.contract_structure`` / ``final_structure``, the
+``contract_gamerules`` heuristic's forms of them), counted in whole cards (their ``missing``) with the full shoe as
+the live cards, so the measure is a function of the hand alone and memoised. ``training/ppo.py`` applies it with its
 ``shaping`` field (docs/training.md "Learning signal from scratch").
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
+
+import numpy as np
 
 from .core.cards import JOKER
 
-__all__ = ["hand_distance", "potential"]
+__all__ = ["ShapingError", "hand_distance", "potential"]
+
+
+class ShapingError(ValueError):
+    """``hand_distance`` was given something that is not a seat's view of a profile with a heuristic."""
 
 
 def potential(view: Any) -> float:
@@ -43,81 +50,52 @@ def hand_distance(view: Any) -> int:
     ``ContinentalView`` (``env.public_view(agent)``, ``VectorEnv.public_view(i, seat)``). Raises ``ShapingError``
     for any other object."""
     profile = getattr(view, "profile", None)
-    if profile == "continental":
-        return _continental_distance(view)
-    if profile in ("contract", "contract_gamerules"):
-        return _contract_distance(view)
+    measure = _heuristic(profile) if isinstance(profile, str) and hasattr(view, "hand") else None
+    if hasattr(measure, "planner"):
+        return _run_distance(measure.planner(view), view.hand, view.rules.patterns)
+    if hasattr(measure, "structure"):
+        return _contract_distance(measure, view)
+    from .bots.heuristic import POLICIES
+
     raise ShapingError(
-        f"hand_distance() takes a seat's view (PublicView or ContinentalView, e.g. env.public_view(agent)), "
-        f"got {type(view).__name__} with profile {profile!r}; profiles: contract, contract_gamerules, continental"
+        f"hand_distance() takes a seat's view (PublicView or ContinentalView, e.g. env.public_view(agent)) of a "
+        f"profile with a heuristic; got {type(view).__name__} (profile {profile!r}); profiles: {sorted(POLICIES)}"
     )
 
 
-class ShapingError(ValueError):
-    """``hand_distance`` was given something that is not a seat's view."""
+@cache
+def _heuristic(profile: str) -> Any:
+    """The profile's heuristic (only its pure, memoised hand measures are used), or None."""
+    from .bots.heuristic import POLICIES
+
+    factory = POLICIES.get(profile)
+    return None if factory is None else factory(np.random.default_rng(0))
 
 
-# ---- continental ------------------------------------------------------------------------------------------------
-@lru_cache(maxsize=8)
-def _planner(patterns: tuple, min_run: int) -> Any:
-    from .bots.heuristic_continental import RunPlanner
-
-    return RunPlanner(patterns, min_run)
-
-
-def _continental_distance(view: Any) -> int:
-    planner = _planner(view.rules.patterns, view.rules.min_run)
-    hand = view.hand
-    extra = sum(hand) - min(sum(p) for p in view.rules.patterns)  # 1 between a draw and the discard
+def _run_distance(planner: Any, hand: tuple[int, ...], patterns: tuple) -> int:
+    extra = sum(hand) - min(sum(p) for p in patterns)  # 1 between a draw and the discard
     return max(0, planner.distance(hand) - max(0, extra))
 
 
-# ---- contract, contract_gamerules -------------------------------------------------------------------------------
-def _contract_distance(view: Any) -> int:
+def _contract_distance(measure: Any, view: Any) -> int:
     hand = view.hand
     size = sum(hand)
     if view.opened[view.seat]:
         return size
-    rules = view.rules
-    gamerules = view.profile == "contract_gamerules"
-    if view.final_round:
-        missing, used = _final(hand, size, view.contract[1], rules.run_min, gamerules, rules.decks, rules.jokers)
-    else:
-        g, r = view.contract
-        missing, used = _structure(hand, g, r, rules, gamerules)
-    return missing + max(0, size - used)
+    key = (view.profile, view.rules, view.contract, view.final_round, hand)
+    d = _TARGETS.get(key)
+    if d is None:
+        rules = view.rules
+        live = [rules.decks] * (JOKER + 1)
+        live[JOKER] = rules.jokers
+        s = measure.final_runs(view, hand, size, live) if view.final_round else measure.structure(view, hand, live)
+        if len(measure._memo) > 20_000:  # the heuristic's own cache, bounded as its decide() bounds it
+            measure._memo.clear()
+        if len(_TARGETS) > 200_000:
+            _TARGETS.clear()
+        d = _TARGETS[key] = s.missing + max(0, size - sum(s.used))
+    return d
 
 
-@lru_cache(maxsize=50_000)
-def _structure(hand: tuple[int, ...], g: int, r: int, rules: Any, gamerules: bool) -> tuple[int, int]:
-    live = _shoe(rules.decks, rules.jokers)
-    if gamerules:
-        from .bots.heuristic_gamerules import gamerules_structure
-
-        s = gamerules_structure(hand, g, r, live, rules)
-    else:
-        from .bots.contract_hand import contract_structure
-
-        s = contract_structure(hand, g, r, live, rules)
-    return s.missing, sum(s.used)
-
-
-@lru_cache(maxsize=50_000)
-def _final(hand: tuple[int, ...], target: int, n_runs: int, run_min: int, gamerules: bool, decks: int,
-           jokers: int) -> tuple[int, int]:  # fmt: skip
-    live = _shoe(decks, jokers)
-    if gamerules:
-        from .bots.heuristic_gamerules import gamerules_final_structure
-
-        s = gamerules_final_structure(hand, target, live, n_runs, run_min)
-    else:
-        from .bots.contract_hand import final_structure
-
-        s = final_structure(hand, target, live, n_runs)
-    return s.missing, sum(s.used)
-
-
-def _shoe(decks: int, jokers: int) -> list[int]:
-    live = [decks] * (JOKER + 1)
-    live[JOKER] = jokers
-    return live
+#: (profile, rules, contract, final round, hand) -> distance of a hand not yet down (a pure cache)
+_TARGETS: dict[tuple, int] = {}
