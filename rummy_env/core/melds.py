@@ -768,7 +768,6 @@ def can_make_contract(
     adjacency / distinct-suit rules against them. Runs take naturals wherever the hand has them: a joker can
     stand in for any natural elsewhere, so this loses no solution.
     """
-    size_g, size_r = rules.group_min, rules.run_min
     c = list(counts)  # the typed twin copies the counts into a C array (``_compiled/melds.pxd``)
     if _TYPED:
         total = 0
@@ -776,6 +775,28 @@ def can_make_contract(
             total += c[k]
     else:
         total = sum(c)
+    presence = [0, 0, 0, 0]
+    if runs:
+        _fill_presence(c, counts, presence)
+    return contract_search(c, total, presence, groups, runs, rules, declared_runs)
+
+
+def contract_search(
+    c: list[int],
+    total: int,
+    presence: list[int],
+    groups: int,
+    runs: int,
+    rules: MeldRules,
+    declared_runs: tuple[tuple[int, int, int], ...] = (),
+) -> bool:
+    """``can_make_contract`` on the counts ``c`` (``total`` cards; ``presence``: their ``run_presence``, read only
+    when ``runs`` > 0), which the search changes and restores, with ``presence``.
+
+    A list and Python ints here; in the typed twin C arrays (``long*``), where other twins call it directly: the
+    contract_opening twin cimports it (``_compiled/contract_opening.pxd``) and passes the hand it holds in a C
+    array, with no Python call and no copy per test."""
+    size_g, size_r = rules.group_min, rules.run_min
     if total < groups * size_g + runs * size_r:
         return False
     jokers = c[JOKER]
@@ -784,8 +805,6 @@ def can_make_contract(
     if runs == 0:
         return _groups_ok(c, jokers, groups, size_g, distinct, all_jokers)
     # presence bits are kept up to date as the search takes naturals out of ``c`` (and puts them back)
-    presence = [0, 0, 0, 0]
-    _fill_presence(c, counts, presence)
     nwin = MAX_POS - size_r + 1  # windows (lowest positions) per suit
     cands = _WINDOW_CANDIDATES.setdefault((size_r, all_jokers), {})
     return _runs_search(
