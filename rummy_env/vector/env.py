@@ -127,9 +127,13 @@ class VectorEnv:
         self.rewards = np.zeros((e, n), dtype=np.float32)
         self.done = np.zeros(e, dtype=bool)
         self._obs_rows = list(self.obs)
-        #: per table, a memoryview of its observation row (the fast path's item writes) and its mask row as uint8
-        self._obs_views = [memoryview(r) for r in self._obs_rows]
+        #: per table, the views of its observation row and of its mask row (as uint8) that the fast path writes
+        #: through, made by the implementation of ``rummy_env.encoding.fast`` selected when they were made
+        #: (``_views_of``: its ``write_mask``; they are made again if another one is selected since)
         self._mask_bytes = list(self.mask.view(np.uint8))
+        self._views_of: Any = None
+        self._obs_views: list[Any] = []
+        self._mask_views: list[Any] = []
         #: the observer's fast path (``rummy_env.encoding.fast``): the name of its function, and the engine class it
         #: was last checked for (``observer.fast_fits``)
         self._fast_name: str | None = getattr(self.observer, "FAST_FUNCTION", None)
@@ -192,7 +196,10 @@ class VectorEnv:
         ``observer.encode(st.public_view(seat))``), where the observer offers it for this engine class."""
         seat = st.current_player
         self.seat[i] = seat
-        fast.write_mask(self._mask_bytes[i], st.legal_actions())
+        write_mask = fast.write_mask
+        if write_mask is not self._views_of:
+            self._make_views()
+        write_mask(self._mask_views[i], st.legal_actions())
         if self.observe_seats[i, seat]:
             if st.__class__ is not self._fast_class:
                 obs = self.observer
@@ -204,6 +211,13 @@ class VectorEnv:
                 _encode_into(self._observers[i], st, seat, self._obs_rows[i])
         else:
             self._obs_rows[i].fill(0.0)
+
+    def _make_views(self) -> None:
+        """The rows' views for the fast path's functions (``fast.float_view`` / ``fast.byte_view``): the twin takes
+        its own typed views back at no cost, where a fresh buffer would be validated at every call."""
+        self._views_of = fast.write_mask
+        self._obs_views = [fast.float_view(r) for r in self._obs_rows]
+        self._mask_views = [fast.byte_view(r) for r in self._mask_bytes]
 
     # stepping -------------------------------------------------------------------------------------------------
     def _check_actions(self, actions: Any) -> list[int]:
