@@ -158,7 +158,7 @@ def encode_contract_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -> N
     if melds is not obs._fast_table_key:  # the engine's snapshot of the table changed: encode it again, once
         obs._fast_table_key = melds
         seg = table_segment(melds, 0, n, obs.max_melds, obs.slots)
-        obs._fast_table = False if seg is None else seg
+        obs._fast_table = False if seg is None else float_view(seg)  # the view its copies read, made once
     seg = obs._fast_table
     if seg is not False:  # the melds of each owner (seat 0's order) moved to the viewer's seat order
         segv = seg
