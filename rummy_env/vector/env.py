@@ -141,7 +141,6 @@ class VectorEnv:
         #: per table and seat: write the observation when that seat is to move (False: the row is zeros instead;
         #: for seats played by bots that read ``table(i)``, which saves the observer's time). All True at first.
         self.observe_seats = np.ones((e, n), dtype=bool)
-        self._arange = np.arange(e)
         self._mask_rows = list(self.mask)
         #: per table: the ``results()`` dict of its last finished session (None until one finishes)
         self.final_results: list[dict[str, Any] | None] = [None] * e
@@ -233,23 +232,23 @@ class VectorEnv:
                 f"table); got shape {a.shape} and dtype {a.dtype}"
             )
         acts = a.tolist()
-        if min(acts) >= 0 and max(acts) < self.num_actions and self.mask[self._arange, a].all():
-            return acts  # the common case: every id in range and legal (one fancy index, no clipped copy)
-        clipped = np.clip(a, 0, self.num_actions - 1)
-        ok = (clipped == a) & self.mask[self._arange, clipped]
-        if not ok.all():
-            bad = np.flatnonzero(~ok)
-            i = int(bad[0])
-            st = self._states[i]
-            try:  # the engine's message names the legal actions; an illegal action leaves its state unchanged
-                st.apply(int(a[i]))
-                msg = "the engine accepted it (mask out of date)"  # pragma: no cover - mask == legal_actions
-            except IllegalActionError as exc:
-                msg = str(exc)
-            more = f"; also illegal at tables {bad[1:11].tolist()}" + (" ..." if len(bad) > 11 else "") \
-                if len(bad) > 1 else ""
-            raise IllegalActionError(f"table {i} (seat {int(self.seat[i])}): {msg}{more}; no table was stepped")
-        return a.tolist()
+        # each table's legal actions (the engine's list, which its mask row was written from): a list lookup per
+        # table costs less than a fancy index of the mask, and ``step`` then applies without checking again
+        states = self._states
+        for i, act in enumerate(acts):
+            if act not in states[i].legal_actions():
+                break
+        else:
+            return acts
+        bad = [i for i, act in enumerate(acts) if act not in states[i].legal_actions()]
+        i = bad[0]
+        try:  # the engine's message names the legal actions; an illegal action leaves its state unchanged
+            states[i].apply(acts[i])
+            msg = "the engine accepted it"  # pragma: no cover - apply refuses exactly what legal_actions lacks
+        except IllegalActionError as exc:
+            msg = str(exc)
+        more = f"; also illegal at tables {bad[1:11]}" + (" ..." if len(bad) > 11 else "") if len(bad) > 1 else ""
+        raise IllegalActionError(f"table {i} (seat {int(self.seat[i])}): {msg}{more}; no table was stepped")
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Apply ``actions[i]`` (the decision of ``seat[i]``) at every table i: ``(obs, mask, seat, rewards, done)``.
@@ -267,7 +266,7 @@ class VectorEnv:
         states, nres = self._states, self._nres
         for i, act in enumerate(acts):
             st = states[i]
-            st.apply(act)
+            st.apply_legal(act)  # ``_check_actions`` found it in the table's legal actions
             if len(st.round_results) != nres[i] or st.is_terminal():
                 st = self._settle(i, st)
             self._write(i, st)
