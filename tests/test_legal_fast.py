@@ -268,3 +268,46 @@ def test_the_c_loop_tally_is_sum_and_run_presence() -> None:
         assert presence == reference.run_presence(hand)
     for x in range(1 << 10):
         assert contract_opening._bits(x) == x.bit_count()
+
+
+def test_the_c_loop_partition_bound_refuses_only_what_final_partition_refuses(twin: Any) -> None:
+    """``melds._partition_refused`` (the twin's C-loop form of ``final_partition``'s first refusals), run as Python:
+    it refuses a hand exactly when too few cards or too many runs needed, and ``final_partition`` (reference and
+    twin) then finds no partition; the twin's ``final_partition`` answers as the reference on every hand."""
+    py = _impl.functions("python")["rummy_env.core.melds"]["final_partition"]
+    refused = 0
+    for profile, overrides in RULES:
+        rules = game(profile).rules(**overrides)
+        for hand, _g, _r, _d in _hands(rules, 400, seed=11 + len(overrides)):
+            for n_runs in (1, 2, 3, 4):
+                least = sum(
+                    max(max(hand[b + 1 : b + 13]), (hand[b] + 1) // 2, 1)
+                    for b in (0, 13, 26, 39)
+                    if any(hand[b : b + 13])
+                )
+                want = sum(hand) < n_runs * rules.run_min or least > n_runs
+                assert reference._partition_refused(hand, n_runs, rules.run_min) is want, (hand, n_runs)
+                expected = py(hand, n_runs, rules)
+                if want:
+                    refused += 1
+                    assert expected is None
+                assert twin.final_partition(hand, n_runs, rules) == expected, (hand, n_runs)
+    assert 1_000 < refused < 6_300  # both answers occur
+    # hands made of runs (some with a joker standing in), so that partitions exist too
+    rng = random.Random(12)
+    found = 0
+    for profile, overrides in RULES:
+        rules = game(profile).rules(**overrides)
+        for _ in range(300):
+            hand = [0] * 53
+            n_runs = rng.randint(1, 3)
+            for _r in range(n_runs):
+                suit, size = rng.randrange(4), rng.randint(rules.run_min, rules.run_min + 2)
+                low = rng.randint(1, 15 - size)
+                for q in range(low, low + size):
+                    hand[52 if rng.random() < 0.1 else suit * 13 + (0 if q == 14 else q - 1)] += 1
+            expected = py(hand, n_runs, rules)
+            found += expected is not None
+            assert reference._partition_refused(hand, n_runs, rules.run_min) is False or expected is None
+            assert twin.final_partition(hand, n_runs, rules) == expected, (hand, n_runs)
+    assert found > 300  # partitions found: the twin's answers compared with the reference's layouts

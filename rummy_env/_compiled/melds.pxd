@@ -35,3 +35,7 @@ cdef void _fill_presence(long* c, object counts, long* presence)
                c0=cython.long, c1=cython.long, c2=cython.long, c3=cython.long, ncost=cython.long, m=cython.long,
                avail=cython.long, bk=cython.long, v=cython.long, result=cython.long)
 cdef bint _groups_dp_c(long* c, long jokers, long g, long size, bint allow_jokers_only) except? -1
+
+@cython.locals(c="long[53]", total=cython.long, k=cython.long, least=cython.long, s=cython.long, base=cython.long,
+               most=cython.long, q=cython.long, aces=cython.long, half=cython.long)
+cdef bint _partition_refused(object counts, long n_runs, long run_min) except? -1
