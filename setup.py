@@ -86,16 +86,34 @@ class OptionalBuildExt(build_ext):
             _warn(f"{ext.name} was not built ({exc})")
 
 
+def typing_pxds(twin: str) -> list[str]:
+    """The ``.pxd`` files a twin's C code is generated from: its own (``rummy_env/_compiled/<name>.pxd``, when
+    there is one) and those of the twins it cimports there (``cimport rummy_env._compiled.<other>``)."""
+    pxd = os.path.join(*twin.split(".")) + ".pxd"
+    if not os.path.exists(pxd):
+        return []
+    out = [pxd]
+    with open(pxd, encoding="utf-8") as f:
+        for line in f:
+            words = line.split()
+            if len(words) >= 2 and words[0] == "cimport" and words[1].startswith("rummy_env._compiled."):
+                other = os.path.join(*words[1].split(".")) + ".pxd"
+                if os.path.exists(other) and other not in out:
+                    out.append(other)
+    return out
+
+
 def drop_outdated_c(build_dir: str) -> list[str]:
-    """Remove the generated C file of every twin whose typing ``.pxd`` is newer than it, so that Cython translates
-    the twin again (it does not track an augmenting ``.pxd`` of a ``.py`` source): without this, an edit of a
-    ``.pxd`` alone would leave the old C code built while ``_sources.json`` records the new digest. Returns the
-    paths removed."""
+    """Remove the generated C file of every twin whose typing ``.pxd`` (or the ``.pxd`` of a twin it cimports,
+    ``typing_pxds``) is newer than it, so that Cython translates the twin again (it does not track an augmenting
+    ``.pxd`` of a ``.py`` source): without this, an edit of a ``.pxd`` alone would leave the old C code built while
+    ``_sources.json`` records the new digest. Returns the paths removed."""
     removed = []
     for twin, source in TWINS.items():
-        pxd = os.path.join(*twin.split(".")) + ".pxd"
         c_file = os.path.join(build_dir, os.path.splitext(source)[0] + ".c")
-        if os.path.exists(pxd) and os.path.exists(c_file) and os.path.getmtime(pxd) >= os.path.getmtime(c_file):
+        if not os.path.exists(c_file):
+            continue
+        if any(os.path.getmtime(pxd) >= os.path.getmtime(c_file) for pxd in typing_pxds(twin)):
             os.remove(c_file)
             removed.append(c_file)
     return removed

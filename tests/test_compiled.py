@@ -308,3 +308,33 @@ def test_setup_retranslates_a_twin_whose_pxd_is_newer(tmp_path, monkeypatch) -> 
     assert removed == [os.path.join("build/cython", "rummy_env/core/melds.c")]
     assert not (tmp_path / "build/cython/rummy_env/core/melds.c").exists()
     assert (tmp_path / "build/cython/rummy_env/encoding/fast.c").exists()
+
+
+def test_setup_retranslates_a_twin_whose_cimported_pxd_is_newer(tmp_path, monkeypatch) -> None:
+    """A twin whose ``.pxd`` cimports another twin's (``cimport rummy_env._compiled.melds``, as contract_opening's
+    does) is translated again when that other ``.pxd`` is newer than its C file: its C code calls the other's C
+    functions by their declared signatures."""
+    ns = _setup_namespace()
+    monkeypatch.chdir(tmp_path)
+    ns["TWINS"] = {"rummy_env._compiled.melds": "rummy_env/core/melds.py",
+                   "rummy_env._compiled.contract_opening": "rummy_env/rules/contract_opening.py"}
+    folder = tmp_path / "rummy_env" / "_compiled"
+    folder.mkdir(parents=True)
+    (folder / "melds.pxd").write_text("cdef long f(long* c)\n")
+    (folder / "contract_opening.pxd").write_text("import cython\n\ncimport rummy_env._compiled.melds as _melds\n")
+    assert ns["typing_pxds"]("rummy_env._compiled.contract_opening") == [
+        os.path.join("rummy_env", "_compiled", "contract_opening.pxd"), os.path.join("rummy_env", "_compiled", "melds.pxd")
+    ]
+    assert ns["typing_pxds"]("rummy_env._compiled.fast_observation") == []
+    for rel in ("build/cython/rummy_env/core/melds.c", "build/cython/rummy_env/rules/contract_opening.c"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("/* generated */")
+        os.utime(tmp_path / rel, (2_000_000, 2_000_000))
+    os.utime(folder / "contract_opening.pxd", (1_000_000, 1_000_000))
+    os.utime(folder / "melds.pxd", (1_000_000, 1_000_000))
+    assert ns["drop_outdated_c"]("build/cython") == []
+    os.utime(folder / "melds.pxd", (3_000_000, 3_000_000))  # an edit of melds.pxd alone
+    assert sorted(ns["drop_outdated_c"]("build/cython")) == [
+        os.path.join("build/cython", "rummy_env/core/melds.c"),
+        os.path.join("build/cython", "rummy_env/rules/contract_opening.c"),
+    ]

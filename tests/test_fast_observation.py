@@ -175,6 +175,36 @@ def test_aec_and_vector_envs_write_the_reference_observation(profile: str, impl:
         obs, mask, seat, _rewards, _done = vec.step(actions)
 
 
+def test_vector_env_views_follow_a_switch_of_implementation() -> None:
+    """``VectorEnv`` writes through row views made by the selected implementation of ``encoding.fast``
+    (``float_view`` / ``byte_view``); after ``_impl.use`` selects the other one, the views are made again and the
+    rows stay the reference encoding and the legal actions."""
+    if not _impl.compiled_available():
+        if IN_CI:
+            pytest.fail(f"CI must test both implementations: the compiled twins are not built; {_impl.BUILD_HINT}")
+        pytest.skip(f"the compiled twins are not built; {_impl.BUILD_HINT}")
+    before = _impl.implementation()
+    try:
+        _impl.use("compiled")
+        vec = VectorEnv("contract", 2, seed=6)
+        obs, mask, seat = vec.reset()
+        ref = game("contract").observer(vec.rules, None)
+        vec_rng = np.random.default_rng(6)
+        kinds = set()
+        for step in range(120):
+            if step % 40 == 0:
+                _impl.use("python" if step % 80 == 0 else "compiled")
+            for i in range(2):
+                assert _same(obs[i], ref.encode(vec.public_view(i, int(seat[i])))), (step, i)
+                assert np.flatnonzero(mask[i]).tolist() == sorted(vec.legal_actions(i)), (step, i)
+            kinds.add(type(vec._obs_views[0]).__name__)
+            actions = np.array([vec_rng.choice(np.flatnonzero(mask[i])) for i in range(2)])
+            obs, mask, seat, _rewards, _done = vec.step(actions)
+        assert kinds == {"memoryview", "_memoryviewslice"}  # both implementations' views were written through
+    finally:
+        _impl.use(before)
+
+
 def test_bad_seat_and_bad_out_are_refused() -> None:
     g = game("contract")
     rules = g.rules()

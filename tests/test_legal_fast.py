@@ -162,3 +162,152 @@ def test_the_continental_prefilter_only_refuses_hands_the_solver_refuses() -> No
         assert ch._hopeless(solver, hand) == (sum(hand) - 1 not in solver.hand_sizes or bound - 1 > solver.maxruns)
     assert 500 < hopeless < 2_900
     assert ch._hopeless(solver, [4] + [0] * 52) is False  # counts outside 0..3: the solver decides
+
+
+@pytest.fixture
+def opening_twin() -> Any:
+    """The compiled twin of ``rules.contract_opening`` (typed by ``rummy_env/_compiled/contract_opening.pxd``: its
+    searches run on C arrays and call the melds twin's ``contract_search`` through a cimport)."""
+    from test_compiled import IN_CI
+
+    if not _impl.compiled_available():
+        if IN_CI:
+            pytest.fail(f"CI must test both implementations: the compiled twins are not built; {_impl.BUILD_HINT}")
+        pytest.skip(f"the compiled twins are not built; {_impl.BUILD_HINT}")
+    return importlib.import_module("rummy_env._compiled.contract_opening")
+
+
+def _minus(hand: list[int], kinds: Any, jokers: int = 0) -> list[int]:
+    rest = list(hand)
+    for k in kinds:
+        rest[k] -= 1
+    rest[52] -= jokers
+    return rest
+
+
+def _spec_opening_melds(hand: list[int], g: int, r: int, declared: Any, rules: Any, catalog: Any) -> list[int]:
+    """``opening_melds`` (no card taken from the pile, enough cards left) by its definition, meld by meld over the
+    whole catalog: in hand, of a kind still owed, and the rest of the contract still makeable from what is left
+    (``can_make_contract`` of the pure-Python ``core.melds``)."""
+    cmc = _impl.functions("python")["rummy_env.core.melds"]["can_make_contract"]
+    out = []
+    ngroups = len(catalog.groups)
+    for i, need in enumerate(catalog.meld_needs):
+        if not all(hand[k] >= n for k, n in need):
+            continue
+        rest = _minus(hand, catalog.meld_kinds[i])
+        if i < ngroups:
+            if len(catalog.meld_kinds[i]) == rules.group_min and g and cmc(rest, g - 1, r, rules, declared):
+                out.append(i)
+            continue
+        run = catalog.runs[i - ngroups]
+        high = run.low + rules.run_min - 1
+        if r and not reference.run_conflicts(run.suit, run.low, high, declared, rules) and cmc(
+            rest, g, r - 1, rules, declared + ((run.suit, run.low, high),)
+        ):
+            out.append(i)
+    return out
+
+
+@pytest.mark.parametrize("profile,overrides", RULES)
+def test_the_typed_opening_search_answers_as_the_reference(
+    profile: str, overrides: dict[str, Any], opening_twin: Any
+) -> None:
+    """The contract_opening twin against the pure-Python module, function by function, on random hands and
+    positions; and both against the definitions (a meld is offered iff the rest of the contract stays makeable;
+    ``rest_ok`` is ``can_make_contract`` of what is left)."""
+    from rummy_env.rules import contract_opening
+
+    rules = game(profile).rules(**overrides)
+    catalog = game(profile).layout(rules)
+    py = _impl.functions("python")["rummy_env.rules.contract_opening"]
+    cmc = _impl.functions("python")["rummy_env.core.melds"]["can_make_contract"]
+    rng = random.Random(7 + len(profile) + len(overrides))
+    offered = 0
+    for hand, g, r, declared in _hands(rules, 600, seed=3 * len(profile) + len(overrides)):
+        held = [k for k in range(53) if hand[k]]
+        copy = list(hand)
+        size = sum(hand)
+        want = py["opening_melds"](hand, size, g, r, declared, rules, catalog)
+        assert opening_twin.opening_melds(hand, size, g, r, declared, rules, catalog) == want
+        assert sorted(want) == _spec_opening_melds(hand, g, r, declared, rules, catalog), (hand, g, r, declared)
+        offered += bool(want)
+        # the card taken from the pile (A.1-12 + A.2-4 when one card remains) and hand sizes around the true one
+        taken = rng.choice(held)
+        n = size + rng.choice((0, 0, -1, 1))
+        assert opening_twin.opening_melds(hand, n, g, r, declared, rules, catalog, taken) == py["opening_melds"](
+            hand, n, g, r, declared, rules, catalog, taken
+        ), (hand, n, g, r, declared, taken)
+        c = rng.choice(held)
+        assert opening_twin.in_some_contract_meld(hand, c, g, r, declared, rules) == py["in_some_contract_meld"](
+            hand, c, g, r, declared, rules
+        ), (hand, c, g, r, declared)
+        used = rng.sample(held, min(len(held), rng.randint(1, 3)))
+        jokers = rng.randint(0, hand[52])
+        rest = _minus(hand, used, jokers)
+        expected = cmc(rest, g, r, rules, declared) if g or r else True
+        assert py["rest_ok"](hand, used, jokers, g, r, declared, rules) == expected
+        assert opening_twin.rest_ok(hand, used, jokers, g, r, declared, rules) == expected, (hand, used, jokers)
+        t = rng.choice((-1, c, 52))
+        assert opening_twin.opening_rest_ok(hand, used, jokers, g, r, declared, rules, t) == py["opening_rest_ok"](
+            hand, used, jokers, g, r, declared, rules, t
+        ), (hand, used, jokers, g, r, declared, t)
+        assert hand == copy  # every search restores the hand it changes
+    assert 60 < offered < 540  # both answers occur: the comparison can fail either way
+    assert contract_opening._TYPED is False  # the module above is the reference (the twin runs its C forms)
+
+
+def test_the_c_loop_tally_is_sum_and_run_presence() -> None:
+    """``contract_opening._tally`` (the twin's C-loop form), run as Python, against ``sum`` and ``run_presence``."""
+    from rummy_env.rules import contract_opening
+
+    rules = game("contract").rules()
+    for hand, _g, _r, _d in _hands(rules, 300, seed=5):
+        presence = [0, 0, 0, 0]
+        assert contract_opening._tally(hand, presence) == sum(hand)
+        assert presence == reference.run_presence(hand)
+    for x in range(1 << 10):
+        assert contract_opening._bits(x) == x.bit_count()
+
+
+def test_the_c_loop_partition_bound_refuses_only_what_final_partition_refuses(twin: Any) -> None:
+    """``melds._partition_refused`` (the twin's C-loop form of ``final_partition``'s first refusals), run as Python:
+    it refuses a hand exactly when too few cards or too many runs needed, and ``final_partition`` (reference and
+    twin) then finds no partition; the twin's ``final_partition`` answers as the reference on every hand."""
+    py = _impl.functions("python")["rummy_env.core.melds"]["final_partition"]
+    refused = 0
+    for profile, overrides in RULES:
+        rules = game(profile).rules(**overrides)
+        for hand, _g, _r, _d in _hands(rules, 400, seed=11 + len(overrides)):
+            for n_runs in (1, 2, 3, 4):
+                least = sum(
+                    max(max(hand[b + 1 : b + 13]), (hand[b] + 1) // 2, 1)
+                    for b in (0, 13, 26, 39)
+                    if any(hand[b : b + 13])
+                )
+                want = sum(hand) < n_runs * rules.run_min or least > n_runs
+                assert reference._partition_refused(hand, n_runs, rules.run_min) is want, (hand, n_runs)
+                expected = py(hand, n_runs, rules)
+                if want:
+                    refused += 1
+                    assert expected is None
+                assert twin.final_partition(hand, n_runs, rules) == expected, (hand, n_runs)
+    assert 1_000 < refused < 6_300  # both answers occur
+    # hands made of runs (some with a joker standing in), so that partitions exist too
+    rng = random.Random(12)
+    found = 0
+    for profile, overrides in RULES:
+        rules = game(profile).rules(**overrides)
+        for _ in range(300):
+            hand = [0] * 53
+            n_runs = rng.randint(1, 3)
+            for _r in range(n_runs):
+                suit, size = rng.randrange(4), rng.randint(rules.run_min, rules.run_min + 2)
+                low = rng.randint(1, 15 - size)
+                for q in range(low, low + size):
+                    hand[52 if rng.random() < 0.1 else suit * 13 + (0 if q == 14 else q - 1)] += 1
+            expected = py(hand, n_runs, rules)
+            found += expected is not None
+            assert reference._partition_refused(hand, n_runs, rules.run_min) is False or expected is None
+            assert twin.final_partition(hand, n_runs, rules) == expected, (hand, n_runs)
+    assert found > 300  # partitions found: the twin's answers compared with the reference's layouts

@@ -17,6 +17,10 @@ cpdef object table_segment(object seat_melds, Py_ssize_t me, Py_ssize_t n, Py_ss
 cdef void _cards(float[::1] out, Py_ssize_t h, Py_ssize_t dc, Py_ssize_t dt, Py_ssize_t ps, object hand, object disc,
                  Py_ssize_t stock_size, double shoe_size) except *
 
+cdef bint _TYPED
+
+cdef void _clear(object arr, float[::1] out) except *
+
 cdef void _copy(float[::1] out, Py_ssize_t at, float[::1] seg, Py_ssize_t start, Py_ssize_t length) except *
 
 @cython.locals(i=Py_ssize_t, at=Py_ssize_t, k=Py_ssize_t, c=Py_ssize_t)
@@ -39,3 +43,9 @@ cpdef void encode_continental_state(object obs, object st, Py_ssize_t seat, obje
 
 @cython.locals(a=Py_ssize_t)
 cpdef void write_mask(unsigned char[::1] row, object legal) except *
+
+@cython.locals(view="float[::1]")
+cpdef object float_view(object row)
+
+@cython.locals(view="unsigned char[::1]")
+cpdef object byte_view(object row)

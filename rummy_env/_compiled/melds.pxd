@@ -3,9 +3,14 @@
 # are typed: the hand is copied into a C array and the search loops run on C integers.
 import cython
 
-@cython.locals(c="long[53]", size_g=cython.long, size_r=cython.long, total=cython.long, jokers=cython.long,
-               nwin=cython.long, distinct=cython.bint, all_jokers=cython.bint, presence="long[4]", k=cython.long)
+@cython.locals(c="long[53]", total=cython.long, presence="long[4]", k=cython.long)
 cpdef bint can_make_contract(object counts, long groups, long runs, object rules, object declared_runs=*) except? -1
+
+# the search on counts already in a C array: cimported by the contract_opening twin (its .pxd), which calls it
+@cython.locals(size_g=cython.long, size_r=cython.long, jokers=cython.long, nwin=cython.long, distinct=cython.bint,
+               all_jokers=cython.bint)
+cdef bint contract_search(long* c, long total, long* presence, long groups, long runs, object rules,
+                          object declared_runs=*) except? -1
 
 @cython.locals(c="long[53]")
 cpdef bint _groups_possible(object counts, long jokers, long g, object rules) except? -1
@@ -30,3 +35,7 @@ cdef void _fill_presence(long* c, object counts, long* presence)
                c0=cython.long, c1=cython.long, c2=cython.long, c3=cython.long, ncost=cython.long, m=cython.long,
                avail=cython.long, bk=cython.long, v=cython.long, result=cython.long)
 cdef bint _groups_dp_c(long* c, long jokers, long g, long size, bint allow_jokers_only) except? -1
+
+@cython.locals(c="long[53]", total=cython.long, k=cython.long, least=cython.long, s=cython.long, base=cython.long,
+               most=cython.long, q=cython.long, aces=cython.long, half=cython.long)
+cdef bint _partition_refused(object counts, long n_runs, long run_min) except? -1

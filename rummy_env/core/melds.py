@@ -768,7 +768,6 @@ def can_make_contract(
     adjacency / distinct-suit rules against them. Runs take naturals wherever the hand has them: a joker can
     stand in for any natural elsewhere, so this loses no solution.
     """
-    size_g, size_r = rules.group_min, rules.run_min
     c = list(counts)  # the typed twin copies the counts into a C array (``_compiled/melds.pxd``)
     if _TYPED:
         total = 0
@@ -776,6 +775,28 @@ def can_make_contract(
             total += c[k]
     else:
         total = sum(c)
+    presence = [0, 0, 0, 0]
+    if runs:
+        _fill_presence(c, counts, presence)
+    return contract_search(c, total, presence, groups, runs, rules, declared_runs)
+
+
+def contract_search(
+    c: list[int],
+    total: int,
+    presence: list[int],
+    groups: int,
+    runs: int,
+    rules: MeldRules,
+    declared_runs: tuple[tuple[int, int, int], ...] = (),
+) -> bool:
+    """``can_make_contract`` on the counts ``c`` (``total`` cards; ``presence``: their ``run_presence``, read only
+    when ``runs`` > 0), which the search changes and restores, with ``presence``.
+
+    A list and Python ints here; in the typed twin C arrays (``long*``), where other twins call it directly: the
+    contract_opening twin cimports it (``_compiled/contract_opening.pxd``) and passes the hand it holds in a C
+    array, with no Python call and no copy per test."""
+    size_g, size_r = rules.group_min, rules.run_min
     if total < groups * size_g + runs * size_r:
         return False
     jokers = c[JOKER]
@@ -784,8 +805,6 @@ def can_make_contract(
     if runs == 0:
         return _groups_ok(c, jokers, groups, size_g, distinct, all_jokers)
     # presence bits are kept up to date as the search takes naturals out of ``c`` (and puts them back)
-    presence = [0, 0, 0, 0]
-    _fill_presence(c, counts, presence)
     nwin = MAX_POS - size_r + 1  # windows (lowest positions) per suit
     cands = _WINDOW_CANDIDATES.setdefault((size_r, all_jokers), {})
     return _runs_search(
@@ -920,6 +939,32 @@ def _take_run(c: list[int], base: int, low: int, high: int) -> list[int]:
     return cards
 
 
+def _partition_refused(counts: list[int], n_runs: int, run_min: int) -> bool:
+    """``final_partition``'s first two refusals: fewer cards than ``n_runs`` minimum runs, or a hand that needs more
+    runs than ``n_runs`` (per suit with naturals: the copies of its most repeated rank 2..K, half its aces rounded
+    up, at least 1). The typed twin's C-loop form (the counts copied into a C array), asked before the search; in
+    random play 97 % of the hands asked are refused here. ``tests/test_legal_fast.py`` runs it as Python against
+    ``final_partition``."""
+    c = counts  # a C array in the typed twin (``_compiled/melds.pxd``)
+    total = 0
+    for k in range(NUM_KINDS):
+        total += c[k]
+    if total < n_runs * run_min:
+        return True
+    least = 0
+    for s in range(4):
+        base = s * NUM_RANKS
+        most = 0
+        for q in range(base + 1, base + NUM_RANKS):
+            if c[q] > most:
+                most = c[q]
+        aces = c[base]
+        if most or aces:
+            half = (aces + 1) // 2
+            least += max(most, half, 1)
+    return least > n_runs
+
+
 def final_partition(counts: list[int], n_runs: int, rules: MeldRules) -> list[tuple[int, int, list[int]]] | None:
     """Split the whole hand into exactly ``n_runs`` runs (each >= ``run_min``); None if impossible.
 
@@ -927,6 +972,8 @@ def final_partition(counts: list[int], n_runs: int, rules: MeldRules) -> list[tu
     distinct-suit rules. Naturals are placed greedily (a joker can swap with any natural), the lowest
     uncovered natural first, so the search is exact.
     """
+    if _TYPED and _partition_refused(counts, n_runs, rules.run_min):
+        return None  # the twin: both first refusals below in C loops (most hands asked fail them)
     c = list(counts)
     total = sum(c)
     if total < n_runs * rules.run_min:

@@ -26,6 +26,9 @@ from ..core.cards import JOKER, NUM_KINDS
 from ..core.melds import GROUP
 from ..engine.view import NO_CARDS, _continental_round, _contract_round, _seat_melds
 
+#: true only in the compiled twin (``rummy_env._compiled.fast_observation``), which clears the row with a C loop
+_TYPED = __name__.startswith("rummy_env._compiled.")
+
 # row offsets inside a table meld's features (``observation.MELD_ROW``; the observer module checks they agree)
 MELD_FEATURES = 97
 MELD_GROUP = 1
@@ -103,6 +106,15 @@ def _cards(out: Any, h: int, dc: int, dt: int, ps: int, hand: Any, disc: Any, st
     out[ps + 1] = size / shoe_size
 
 
+def _clear(arr: Any, out: Any) -> None:
+    """Every item of the float32 row ``arr`` set to 0.0 (``out``: its memoryview): ``arr.fill`` here, a C loop over
+    the typed memoryview in the twin (a numpy call costs more than the loop for one row)."""
+    if _TYPED:
+        out[:] = 0.0
+    else:
+        arr.fill(0.0)
+
+
 def _copy(out: Any, at: int, seg: Any, start: int, length: int) -> None:
     """Copy ``length`` items of the float32 vector ``seg`` from ``start`` on into ``out`` from ``at`` on."""
     out[at : at + length] = seg[start : start + length]
@@ -126,7 +138,7 @@ def encode_contract_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -> N
     """Write seat ``seat``'s observation of the Contract-family engine state ``st`` into ``arr`` (a float32 row of
     ``obs.size`` items; ``out``: a memoryview of it), as ``obs.encode(st.public_view(seat), out=arr)`` does.
     ``obs``: the ``ContractObserver`` (its offsets and its cache of encoded tables)."""
-    arr.fill(0.0)
+    _clear(arr, out)
     n = obs.n
     h, dc, dt, ps, tb, hs, op, sc, rd, ct, ph, ac, of, lb, ol, td, tu, kn, mp = obs._fast_offsets
     rs = st._round_snap
@@ -146,7 +158,7 @@ def encode_contract_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -> N
     if melds is not obs._fast_table_key:  # the engine's snapshot of the table changed: encode it again, once
         obs._fast_table_key = melds
         seg = table_segment(melds, 0, n, obs.max_melds, obs.slots)
-        obs._fast_table = False if seg is None else seg
+        obs._fast_table = False if seg is None else float_view(seg)  # the view its copies read, made once
     seg = obs._fast_table
     if seg is not False:  # the melds of each owner (seat 0's order) moved to the viewer's seat order
         segv = seg
@@ -197,7 +209,7 @@ def encode_contract_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -> N
 def encode_continental_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -> None:
     """Write seat ``seat``'s observation of the Continental engine state ``st`` into ``arr`` (``out``: a memoryview
     of it), as ``obs.encode(st.public_view(seat), out=arr)`` does (``obs``: the ``ContinentalObserver``)."""
-    arr.fill(0.0)
+    _clear(arr, out)
     n = obs.n
     h, dc, dt, ps, kn, ft, bal, dl, ph, ac, td, tu = obs._fast_offsets
     rs = st._round_snap
@@ -244,6 +256,23 @@ def write_mask(row: Any, legal: Any) -> None:
         row[a] = 1
 
 
-NAMES = ("table_segment", "encode_contract_state", "encode_continental_state", "write_mask")
+def float_view(row: Any) -> Any:
+    """The view of the float32 row ``row`` that the encoders here take as ``out``: a ``memoryview``; in the twin,
+    its own typed memoryview object, which it takes back without validating a new buffer each call. Made once per
+    row by a caller that writes the same rows again and again (``VectorEnv``)."""
+    view = memoryview(row)
+    return view
+
+
+def byte_view(row: Any) -> Any:
+    """The view of the uint8 row ``row`` (a bool mask row seen as uint8) that ``write_mask`` takes: ``row`` itself;
+    in the twin, its own typed memoryview object (as ``float_view``)."""
+    view = row
+    return view
+
+
+NAMES = (
+    "table_segment", "encode_contract_state", "encode_continental_state", "write_mask", "float_view", "byte_view",
+)
 
 install(globals(), NAMES)

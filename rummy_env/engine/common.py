@@ -108,7 +108,7 @@ def _big_int(v: Any) -> int | None:
 
 def shuffled(rng: np.random.Generator, cards: list[int]) -> list[int]:
     """A new list with ``cards`` in a random order drawn from ``rng``."""
-    order = rng.permutation(len(cards))
+    order = rng.permutation(len(cards)).tolist()  # Python ints: indexing by numpy scalars costs several times more
     return [cards[i] for i in order]
 
 

@@ -26,7 +26,6 @@ test; ``ContractRules.buy_window``: the order of a buy window), the JSON state b
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from itertools import compress
 from typing import Any
@@ -825,7 +824,8 @@ class ContractState(EngineState):
     def _copy_table_state(self) -> ContractState:
         """A shallow copy whose cards, melds, scores and results are copied (what a move can change), for
         ``clone`` and ``_probe``; the history and the generator are still shared: each caller decides."""
-        new = copy.copy(self)
+        new = object.__new__(self.__class__)  # ``copy.copy(self)`` for this plain object, at less than half its cost
+        new.__dict__.update(self.__dict__)
         new.hands = [list(h) for h in self.hands]
         new.known = [list(h) for h in self.known]
         new.hand_size = list(self.hand_size)

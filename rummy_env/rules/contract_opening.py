@@ -13,13 +13,45 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS, kind_of, rank_of, suit_of
-from ..core.melds import MAX_POS, can_make_contract, final_partition, pos_kind, run_conflicts, run_presence
+from ..core import melds as _melds
+from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS
+from ..core.melds import MAX_POS, can_make_contract, final_partition, run_conflicts, run_presence
 
 #: (suit, low, high) of the runs already laid in the current opening
 Declared = tuple[tuple[int, int, int], ...]
 #: the final round's way out: (suit, low, kinds) per run, and the discarded kind or -1
 FinalLayout = tuple[list[tuple[int, int, list[int]]], int]
+
+
+#: true only in the compiled twin (``rummy_env._compiled.contract_opening``), which picks C-loop forms with it
+_TYPED = __name__.startswith("rummy_env._compiled.")
+
+
+def _bits(x: int) -> int:
+    """The number of set bits of ``x`` >= 0 (``int.bit_count``; a C loop in the typed twin)."""
+    if _TYPED:
+        n = 0
+        while x:
+            x &= x - 1
+            n += 1
+        return n
+    return x.bit_count()
+
+
+def _tally(h: list[int], presence: list[int]) -> int:
+    """The number of cards in the counts ``h``, with ``presence`` set to their ``run_presence``: the typed twin's
+    C-loop form of ``sum(hand)`` and ``run_presence(hand)`` (``tests/test_legal_fast.py`` compares the two)."""
+    total = 0
+    for k in range(NUM_KINDS):
+        total += h[k]
+    for s in range(4):
+        base = s * NUM_RANKS
+        bits = 0
+        for i in range(NUM_RANKS):
+            if h[base + i]:
+                bits |= 1 << i
+        presence[s] = bits | (bits & 1) << (MAX_POS - 1)
+    return total
 
 
 _SUB_MULTISETS: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
@@ -59,64 +91,132 @@ def rest_ok(hand: list[int], used: list[int], jokers: int, g: int, r: int, decla
     ``jokers`` jokers (already given to a meld)?"""
     if g == 0 and r == 0:
         return True
+    h = hand  # the typed twin copies the hand into a C array (``_compiled/contract_opening.pxd``)
+    presence = [0, 0, 0, 0]
+    if _TYPED:
+        total = _tally(h, presence)
+    else:
+        total = sum(hand)
+        presence = run_presence(hand)
+    return _rest_ok(h, total, presence, used, jokers, g, r, declared, rules)
+
+
+# The searches below take the hand as ``h`` with its card count ``total`` and its ``presence`` bits (``run_presence``)
+# kept up to date: the caller's list here, changed during a search and restored; C arrays (``long*``) in the typed
+# twin, which tests the contract still owed by calling the melds twin's search on them directly
+# (``melds.contract_search``, cimported by ``_compiled/contract_opening.pxd``): no Python call, no copy per test.
+
+
+def _take(h: list[int], presence: list[int], used: list[int], jokers: int) -> int:
+    """Take the ``used`` cards and ``jokers`` more jokers out of ``h``, clearing the presence bit of each natural
+    whose last copy leaves (both bits of an ace); the number of cards taken. ``_give`` puts them back."""
     for k in used:
-        hand[k] -= 1
-    hand[JOKER] -= jokers
-    ok = can_make_contract(hand, g, r, rules, declared)
+        h[k] -= 1
+        if k != JOKER and not h[k]:
+            q = k % NUM_RANKS
+            presence[k // NUM_RANKS] &= ~((1 << q) | ((1 << (MAX_POS - 1)) if q == 0 else 0))
+    h[JOKER] -= jokers
+    return len(used) + jokers
+
+
+def _give(h: list[int], presence: list[int], used: list[int], jokers: int, p0: int, p1: int, p2: int, p3: int) -> None:
+    """Undo ``_take``: the cards back into ``h``, the presence bits back to ``p0`` .. ``p3``."""
     for k in used:
-        hand[k] += 1
-    hand[JOKER] += jokers
+        h[k] += 1
+    h[JOKER] += jokers
+    presence[0] = p0
+    presence[1] = p1
+    presence[2] = p2
+    presence[3] = p3
+
+
+def _rest_ok(
+    h: list[int], total: int, presence: list[int], used: list[int], jokers: int, g: int, r: int, declared: Declared,
+    rules: Any,
+) -> bool:
+    """``rest_ok`` on ``h`` (``total`` cards, ``presence`` bits)."""
+    if g == 0 and r == 0:
+        return True
+    p0 = presence[0]
+    p1 = presence[1]
+    p2 = presence[2]
+    p3 = presence[3]
+    n = _take(h, presence, used, jokers)
+    ok = _melds.contract_search(h, total - n, presence, g, r, rules, declared)
+    _give(h, presence, used, jokers, p0, p1, p2, p3)
     return ok
 
 
 def in_some_contract_meld(hand: list[int], c: int, g: int, r: int, declared: Declared, rules: Any) -> bool:
     """Is there a way to finish the opening (``g`` groups, ``r`` runs still owed) with card ``c`` in one of its
     melds?"""
-    jokers = hand[JOKER]
+    h = hand  # a C array in the typed twin
+    presence = [0, 0, 0, 0]
+    if _TYPED:
+        total = _tally(h, presence)
+    else:
+        total = sum(hand)
+        presence = run_presence(hand)
+    return _in_some_contract_meld(h, total, presence, c, g, r, declared, rules)
+
+
+def _in_some_contract_meld(
+    h: list[int], total: int, presence: list[int], c: int, g: int, r: int, declared: Declared, rules: Any
+) -> bool:
+    """``in_some_contract_meld`` on ``h`` (``total`` cards, ``presence`` bits)."""
+    jokers = h[JOKER]
     if c == JOKER:
-        return bool(g or r) and jokers > 0 and can_make_contract(hand, g, r, rules, declared)
-    if g and _in_some_group(hand, c, g, r, declared, rules):
+        return bool(g or r) and jokers > 0 and _melds.contract_search(h, total, presence, g, r, rules, declared)
+    if g and _in_some_group(h, total, presence, c, g, r, declared, rules):
         return True
-    return bool(r) and _in_some_run(hand, c, g, r, declared, rules)
+    return bool(r) and _in_some_run(h, total, presence, c, g, r, declared, rules)
 
 
-def _in_some_group(hand: list[int], c: int, g: int, r: int, declared: Declared, rules: Any) -> bool:
+def _in_some_group(
+    h: list[int], total: int, presence: list[int], c: int, g: int, r: int, declared: Declared, rules: Any
+) -> bool:
     """``in_some_contract_meld`` for a group of ``c``'s rank holding ``c``."""
-    rank, suit = rank_of(c), suit_of(c)
+    r0, suit = c % NUM_RANKS, c // NUM_RANKS  # ``rank_of(c) - 1``, ``suit_of(c)``
     size = rules.group_min
-    avail = [hand[kind_of(s, rank)] for s in range(4)]
+    distinct = rules.group_distinct_suits
+    avail = [h[r0], h[r0 + NUM_RANKS], h[r0 + 2 * NUM_RANKS], h[r0 + 3 * NUM_RANKS]]
     avail[suit] -= 1
-    for j in range(0, min(size - 1, hand[JOKER]) + 1):
-        for suits in sub_multisets(avail, size - 1 - j, rules.group_distinct_suits):
-            if rules.group_distinct_suits and suit in suits:
+    for j in range(0, min(size - 1, h[JOKER]) + 1):
+        for suits in sub_multisets(avail, size - 1 - j, distinct):
+            if distinct and suit in suits:
                 continue
-            used = [c] + [kind_of(s, rank) for s in suits]
-            if rest_ok(hand, used, j, g - 1, r, declared, rules):
+            used = [c] + [s * NUM_RANKS + r0 for s in suits]  # ``kind_of(s, rank)``
+            if _rest_ok(h, total, presence, used, j, g - 1, r, declared, rules):
                 return True
     return False
 
 
-def _in_some_run(hand: list[int], c: int, g: int, r: int, declared: Declared, rules: Any) -> bool:
+def _in_some_run(
+    h: list[int], total: int, presence: list[int], c: int, g: int, r: int, declared: Declared, rules: Any
+) -> bool:
     """``in_some_contract_meld`` for a minimum run of ``c``'s suit holding ``c`` (an ace at either end)."""
-    rank, suit = rank_of(c), suit_of(c)
+    rank, suit = c % NUM_RANKS + 1, c // NUM_RANKS
     size = rules.run_min
-    jokers = hand[JOKER]
+    jokers = h[JOKER]
     for pos in [1, MAX_POS] if rank == 1 else [rank]:
         for low in range(max(1, pos - size + 1), min(pos, MAX_POS - size + 1) + 1):
             high = low + size - 1
-            if run_conflicts(suit, low, high, declared, rules):
+            if declared and run_conflicts(suit, low, high, declared, rules):
                 continue
             used = [c]
             nj = 0
             for q in range(low, high + 1):
                 if q == pos:
                     continue
-                k = pos_kind(suit, q)  # never c itself: a window of 3 cannot hold both ace positions
-                if hand[k] - used.count(k) > 0:
+                # ``pos_kind(suit, q)``: never c itself (a window of 3 cannot hold both ace positions)
+                k = suit * NUM_RANKS + (0 if q == MAX_POS else q - 1)
+                if h[k] - used.count(k) > 0:
                     used.append(k)
                 else:
                     nj += 1
-            if nj <= jokers and rest_ok(hand, used, nj, g, r - 1, declared + ((suit, low, high),), rules):
+            if nj <= jokers and _rest_ok(
+                h, total, presence, used, nj, g, r - 1, declared + ((suit, low, high),), rules
+            ):
                 return True
     return False
 
@@ -131,7 +231,14 @@ def opening_melds(
     A.2-4: if only one card will remain after the whole opening, the opening must use that card (else the last card
     could not be discarded and the player would be stuck).
     """
-    if not can_make_contract(hand, g, r, rules, declared):
+    h = hand  # a C array in the typed twin
+    presence = [0, 0, 0, 0]
+    if _TYPED:
+        total = _tally(h, presence)
+    else:
+        total = sum(hand)
+        presence = run_presence(hand)
+    if not _melds.contract_search(h, total, presence, g, r, rules, declared):
         return []
     # A.1-12: after the whole opening a card must remain that may be discarded
     remaining = hand_size - g * rules.group_min - r * rules.run_min
@@ -140,72 +247,76 @@ def opening_melds(
     needs_taken = taken if rules.keep_card_for_discard and rules.forbid_rediscard and remaining == 1 else -1
     out: list[int] = []
     if g:
-        out.extend(_opening_groups(hand, g, r, declared, rules, catalog, needs_taken))
+        _opening_groups(out, h, total, presence, g, r, declared, rules, catalog, needs_taken)
     if r:
-        out.extend(_opening_runs(hand, g, r, declared, rules, catalog, needs_taken))
+        _opening_runs(out, h, total, presence, g, r, declared, rules, catalog, needs_taken)
     return out
 
 
 def _opening_groups(
-    hand: list[int], g: int, r: int, declared: Declared, rules: Any, catalog: Any, needs_taken: int
-) -> list[int]:
-    """``opening_melds``' groups: every rank x natural suits x jokers the hand holds (B.1-3: one meld index per
-    choice of the suits the jokers stand for)."""
-    out: list[int] = []
+    out: list[int], h: list[int], total: int, presence: list[int], g: int, r: int, declared: Declared, rules: Any,
+    catalog: Any, needs_taken: int,
+) -> None:
+    """``opening_melds``' groups, appended to ``out``: every rank x natural suits x jokers the hand holds (B.1-3:
+    one meld index per choice of the suits the jokers stand for)."""
     size = rules.group_min
-    jokers = hand[JOKER]
+    jokers = h[JOKER]
     distinct = rules.group_distinct_suits
     group_ids = catalog.group_ids
-    for rank in range(1, NUM_RANKS + 1):
-        r0 = rank - 1
-        avail = [hand[r0], hand[r0 + 13], hand[r0 + 26], hand[r0 + 39]]
-        if sum(avail) + jokers < size:
+    for r0 in range(NUM_RANKS):  # the rank - 1
+        a0, a1, a2, a3 = h[r0], h[r0 + NUM_RANKS], h[r0 + 2 * NUM_RANKS], h[r0 + 3 * NUM_RANKS]
+        if a0 + a1 + a2 + a3 + jokers < size:
             continue
+        avail = [a0, a1, a2, a3]
         for j in range(0, min(size, jokers) + 1):
             for suits in sub_multisets(avail, size - j, distinct):
-                ids = group_ids.get((rank, suits, j))
+                ids = group_ids.get((r0 + 1, suits, j))
                 if not ids:
                     continue
                 used = [s * NUM_RANKS + r0 for s in suits]
-                if opening_rest_ok(hand, used, j, g - 1, r, declared, rules, needs_taken):
+                if _opening_rest_ok(h, total, presence, used, j, g - 1, r, declared, rules, needs_taken):
                     out.extend(ids)
-    return out
 
 
 def _opening_runs(
-    hand: list[int], g: int, r: int, declared: Declared, rules: Any, catalog: Any, needs_taken: int
-) -> list[int]:
-    """``opening_melds``' runs: every suit x lowest position x set of joker positions the hand can fill (jokers
-    where it lacks the natural, and optionally for naturals it holds)."""
-    out: list[int] = []
+    out: list[int], h: list[int], total: int, presence: list[int], g: int, r: int, declared: Declared, rules: Any,
+    catalog: Any, needs_taken: int,
+) -> None:
+    """``opening_melds``' runs, appended to ``out``: every suit x lowest position x set of joker positions the hand
+    can fill (jokers where it lacks the natural, and optionally for naturals it holds)."""
     size = rules.run_min
-    jokers = hand[JOKER]
+    jokers = h[JOKER]
     full = (1 << size) - 1
     base = len(catalog.groups)
-    presence = run_presence(hand)
+    run_index = catalog.run_index
     for suit in range(4):
         pres = presence[suit]
         for low in range(1, MAX_POS - size + 2):
             present = (pres >> (low - 1)) & full  # bit i: the hand holds the natural at position low + i
             must = full & ~present  # positions that need a joker
-            if must.bit_count() > jokers:
+            if _bits(must) > jokers:
                 continue
             high = low + size - 1
-            if run_conflicts(suit, low, high, declared, rules):
+            if declared and run_conflicts(suit, low, high, declared, rules):
                 continue
             sub = present
             while True:
                 mask = must | (present & ~sub)  # jokers where the hand lacks the card, and optionally more
-                nj = mask.bit_count()
-                idx = catalog.run_index.get((suit, low, mask)) if nj <= jokers else None
+                nj = _bits(mask)
+                idx = run_index.get((suit, low, mask)) if nj <= jokers else None
                 if idx is not None:
-                    used = [pos_kind(suit, low + i) for i in range(size) if not mask >> i & 1]
-                    if opening_rest_ok(hand, used, nj, g, r - 1, declared + ((suit, low, high),), rules, needs_taken):
+                    used = [
+                        suit * NUM_RANKS + (0 if low + i == MAX_POS else low + i - 1)  # ``pos_kind(suit, low + i)``
+                        for i in range(size)
+                        if not mask >> i & 1
+                    ]
+                    if _opening_rest_ok(
+                        h, total, presence, used, nj, g, r - 1, declared + ((suit, low, high),), rules, needs_taken
+                    ):
                         out.append(base + idx)
                 if sub == 0:
                     break
                 sub = (sub - 1) & present
-    return out
 
 
 def opening_rest_ok(
@@ -213,20 +324,34 @@ def opening_rest_ok(
 ) -> bool:
     """``rest_ok`` for an opening meld; with ``needs_taken`` (a kind, -1: none) the opening must also hold that
     card: in this meld, or in one of the melds still owed."""
+    h = hand  # a C array in the typed twin
+    presence = [0, 0, 0, 0]
+    if _TYPED:
+        total = _tally(h, presence)
+    else:
+        total = sum(hand)
+        presence = run_presence(hand)
+    return _opening_rest_ok(h, total, presence, used, jokers, g, r, declared, rules, needs_taken)
+
+
+def _opening_rest_ok(
+    h: list[int], total: int, presence: list[int], used: list[int], jokers: int, g: int, r: int, declared: Declared,
+    rules: Any, needs_taken: int,
+) -> bool:
+    """``opening_rest_ok`` on ``h`` (``total`` cards, ``presence`` bits)."""
     t = needs_taken
     if t < 0 or t in used or (t == JOKER and jokers):
-        return rest_ok(hand, used, jokers, g, r, declared, rules)
+        return _rest_ok(h, total, presence, used, jokers, g, r, declared, rules)
     if g == 0 and r == 0:
         return False
-    for k in used:
-        hand[k] -= 1
-    hand[JOKER] -= jokers
-    try:
-        return in_some_contract_meld(hand, t, g, r, declared, rules)
-    finally:
-        for k in used:
-            hand[k] += 1
-        hand[JOKER] += jokers
+    p0 = presence[0]
+    p1 = presence[1]
+    p2 = presence[2]
+    p3 = presence[3]
+    n = _take(h, presence, used, jokers)
+    ok = _in_some_contract_meld(h, total - n, presence, t, g, r, declared, rules)
+    _give(h, presence, used, jokers, p0, p1, p2, p3)
+    return ok
 
 
 def extra_meld_with(
@@ -287,7 +412,7 @@ from ..core._impl import install as _install  # noqa: E402
 _install(
     globals(),
     (
-        "sub_multisets", "_sub_multisets", "rest_ok", "in_some_contract_meld", "_in_some_group", "_in_some_run",
-        "opening_melds", "_opening_groups", "_opening_runs", "opening_rest_ok", "extra_meld_with", "final_layout",
+        "sub_multisets", "_sub_multisets", "rest_ok", "in_some_contract_meld", "opening_melds", "opening_rest_ok",
+        "extra_meld_with", "final_layout",
     ),
 )

@@ -127,9 +127,13 @@ class VectorEnv:
         self.rewards = np.zeros((e, n), dtype=np.float32)
         self.done = np.zeros(e, dtype=bool)
         self._obs_rows = list(self.obs)
-        #: per table, a memoryview of its observation row (the fast path's item writes) and its mask row as uint8
-        self._obs_views = [memoryview(r) for r in self._obs_rows]
+        #: per table, the views of its observation row and of its mask row (as uint8) that the fast path writes
+        #: through, made by the implementation of ``rummy_env.encoding.fast`` selected when they were made
+        #: (``_views_of``: its ``write_mask``; they are made again if another one is selected since)
         self._mask_bytes = list(self.mask.view(np.uint8))
+        self._views_of: Any = None
+        self._obs_views: list[Any] = []
+        self._mask_views: list[Any] = []
         #: the observer's fast path (``rummy_env.encoding.fast``): the name of its function, and the engine class it
         #: was last checked for (``observer.fast_fits``)
         self._fast_name: str | None = getattr(self.observer, "FAST_FUNCTION", None)
@@ -137,7 +141,6 @@ class VectorEnv:
         #: per table and seat: write the observation when that seat is to move (False: the row is zeros instead;
         #: for seats played by bots that read ``table(i)``, which saves the observer's time). All True at first.
         self.observe_seats = np.ones((e, n), dtype=bool)
-        self._arange = np.arange(e)
         self._mask_rows = list(self.mask)
         #: per table: the ``results()`` dict of its last finished session (None until one finishes)
         self.final_results: list[dict[str, Any] | None] = [None] * e
@@ -192,7 +195,10 @@ class VectorEnv:
         ``observer.encode(st.public_view(seat))``), where the observer offers it for this engine class."""
         seat = st.current_player
         self.seat[i] = seat
-        fast.write_mask(self._mask_bytes[i], st.legal_actions())
+        write_mask = fast.write_mask
+        if write_mask is not self._views_of:
+            self._make_views()
+        write_mask(self._mask_views[i], st.legal_actions())
         if self.observe_seats[i, seat]:
             if st.__class__ is not self._fast_class:
                 obs = self.observer
@@ -204,6 +210,13 @@ class VectorEnv:
                 _encode_into(self._observers[i], st, seat, self._obs_rows[i])
         else:
             self._obs_rows[i].fill(0.0)
+
+    def _make_views(self) -> None:
+        """The rows' views for the fast path's functions (``fast.float_view`` / ``fast.byte_view``): the twin takes
+        its own typed views back at no cost, where a fresh buffer would be validated at every call."""
+        self._views_of = fast.write_mask
+        self._obs_views = [fast.float_view(r) for r in self._obs_rows]
+        self._mask_views = [fast.byte_view(r) for r in self._mask_bytes]
 
     # stepping -------------------------------------------------------------------------------------------------
     def _check_actions(self, actions: Any) -> list[int]:
@@ -219,23 +232,23 @@ class VectorEnv:
                 f"table); got shape {a.shape} and dtype {a.dtype}"
             )
         acts = a.tolist()
-        if min(acts) >= 0 and max(acts) < self.num_actions and self.mask[self._arange, a].all():
-            return acts  # the common case: every id in range and legal (one fancy index, no clipped copy)
-        clipped = np.clip(a, 0, self.num_actions - 1)
-        ok = (clipped == a) & self.mask[self._arange, clipped]
-        if not ok.all():
-            bad = np.flatnonzero(~ok)
-            i = int(bad[0])
-            st = self._states[i]
-            try:  # the engine's message names the legal actions; an illegal action leaves its state unchanged
-                st.apply(int(a[i]))
-                msg = "the engine accepted it (mask out of date)"  # pragma: no cover - mask == legal_actions
-            except IllegalActionError as exc:
-                msg = str(exc)
-            more = f"; also illegal at tables {bad[1:11].tolist()}" + (" ..." if len(bad) > 11 else "") \
-                if len(bad) > 1 else ""
-            raise IllegalActionError(f"table {i} (seat {int(self.seat[i])}): {msg}{more}; no table was stepped")
-        return a.tolist()
+        # each table's legal actions (the engine's list, which its mask row was written from): a list lookup per
+        # table costs less than a fancy index of the mask, and ``step`` then applies without checking again
+        states = self._states
+        for i, act in enumerate(acts):
+            if act not in states[i].legal_actions():
+                break
+        else:
+            return acts
+        bad = [i for i, act in enumerate(acts) if act not in states[i].legal_actions()]
+        i = bad[0]
+        try:  # the engine's message names the legal actions; an illegal action leaves its state unchanged
+            states[i].apply(acts[i])
+            msg = "the engine accepted it"  # pragma: no cover - apply refuses exactly what legal_actions lacks
+        except IllegalActionError as exc:
+            msg = str(exc)
+        more = f"; also illegal at tables {bad[1:11]}" + (" ..." if len(bad) > 11 else "") if len(bad) > 1 else ""
+        raise IllegalActionError(f"table {i} (seat {int(self.seat[i])}): {msg}{more}; no table was stepped")
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Apply ``actions[i]`` (the decision of ``seat[i]``) at every table i: ``(obs, mask, seat, rewards, done)``.
@@ -253,7 +266,7 @@ class VectorEnv:
         states, nres = self._states, self._nres
         for i, act in enumerate(acts):
             st = states[i]
-            st.apply(act)
+            st.apply_legal(act)  # ``_check_actions`` found it in the table's legal actions
             if len(st.round_results) != nres[i] or st.is_terminal():
                 st = self._settle(i, st)
             self._write(i, st)
