@@ -27,6 +27,7 @@ SHIPPED = {
     "card_contract.yaml": "ppo",
     "scratch_continental.yaml": "ppo",
     "scratch_contract_gamerules.yaml": "ppo",
+    "card_continental.yaml": "ppo",
 }
 
 
