@@ -14,7 +14,7 @@ cdef bint _TYPED
 @cython.locals(n=cython.long)
 cdef long _bits(long x)
 
-@cython.locals(total=cython.long, k=cython.long, s=cython.long, base=cython.long, bits=cython.long, i=cython.long)
+@cython.locals(total=cython.long, k=cython.long)
 cdef long _tally(long* h, long* presence) except? -1
 
 cpdef list sub_multisets(list avail, long size, bint distinct)
@@ -22,13 +22,13 @@ cpdef list sub_multisets(list avail, long size, bint distinct)
 @cython.locals(h="long[53]", presence="long[4]", total=cython.long)
 cpdef bint rest_ok(object hand, object used, long jokers, long g, long r, object declared, object rules) except? -1
 
-@cython.locals(k=cython.long, q=cython.long)
-cdef long _take(long* h, long* presence, object used, long jokers) except? -1
+@cython.locals(k=cython.long, q=cython.long, s=cython.long)
+cdef long _take(long* h, long* presence, object used, long jokers, long* saved) except? -1
 
-@cython.locals(k=cython.long)
-cdef void _give(long* h, long* presence, object used, long jokers, long p0, long p1, long p2, long p3) except *
+@cython.locals(k=cython.long, s=cython.long)
+cdef void _give(long* h, long* presence, object used, long jokers, long* saved) except *
 
-@cython.locals(p0=cython.long, p1=cython.long, p2=cython.long, p3=cython.long, n=cython.long, ok=cython.bint)
+@cython.locals(saved="long[4]", n=cython.long, ok=cython.bint)
 cdef bint _rest_ok(long* h, long total, long* presence, object used, long jokers, long g, long r, object declared,
                    object rules) except? -1
 
@@ -70,7 +70,6 @@ cdef void _opening_runs(list out, long* h, long total, long* presence, long g, l
 cpdef bint opening_rest_ok(object hand, object used, long jokers, long g, long r, object declared, object rules,
                            long needs_taken) except? -1
 
-@cython.locals(t=cython.long, p0=cython.long, p1=cython.long, p2=cython.long, p3=cython.long, n=cython.long,
-               ok=cython.bint)
+@cython.locals(t=cython.long, saved="long[4]", n=cython.long, ok=cython.bint)
 cdef bint _opening_rest_ok(long* h, long total, long* presence, object used, long jokers, long g, long r,
                            object declared, object rules, long needs_taken) except? -1

@@ -28,8 +28,11 @@ cdef bint _runs_search(long* c, long* presence, list chosen, list wins, dict can
                        long size_g, long size_r, bint distinct, bint all_jokers, long nwin, long r_left, long start,
                        long jokers) except? -1
 
-@cython.locals(s=cython.long, base=cython.long, bits=cython.long, i=cython.long)
 cdef void _fill_presence(long* c, object counts, long* presence)
+
+# run_presence of a C array: also cimported by the contract_opening twin (its _tally)
+@cython.locals(s=cython.long, base=cython.long, bits=cython.long, i=cython.long)
+cdef void presence_from(long* c, long* presence) noexcept
 
 @cython.locals(inf=cython.long, bestc="long[16]", newc="long[16]", costc="long[16]", k=cython.long, r=cython.long,
                c0=cython.long, c1=cython.long, c2=cython.long, c3=cython.long, ncost=cython.long, m=cython.long,

@@ -817,17 +817,24 @@ def _fill_presence(c: list[int], counts: list[int], presence: list[int]) -> None
     """``presence[s] = run_presence(counts)[s]`` for the four suits, ``c`` holding the same counts (the typed twin
     sets the bits from its C array ``c`` in a C loop)."""
     if _TYPED:
-        for s in range(4):
-            base = s * NUM_RANKS
-            bits = 0
-            for i in range(NUM_RANKS):
-                if c[base + i]:
-                    bits |= 1 << i
-            presence[s] = bits | (bits & 1) << 13
+        presence_from(c, presence)
         return
     p = run_presence(counts)
     for s in range(4):
         presence[s] = p[s]
+
+
+def presence_from(c: list[int], presence: list[int]) -> None:
+    """``presence[s] = run_presence(c)[s]`` for the four suits, in loops (a C function on ``long*`` in the typed
+    twin, which the contract_opening twin cimports; ``tests/test_legal_fast.py`` compares it with
+    ``run_presence``)."""
+    for s in range(4):
+        base = s * NUM_RANKS
+        bits = 0
+        for i in range(NUM_RANKS):
+            if c[base + i]:
+                bits |= 1 << i
+        presence[s] = bits | (bits & 1) << 13
 
 
 def _runs_search(

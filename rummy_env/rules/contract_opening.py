@@ -44,13 +44,7 @@ def _tally(h: list[int], presence: list[int]) -> int:
     total = 0
     for k in range(NUM_KINDS):
         total += h[k]
-    for s in range(4):
-        base = s * NUM_RANKS
-        bits = 0
-        for i in range(NUM_RANKS):
-            if h[base + i]:
-                bits |= 1 << i
-        presence[s] = bits | (bits & 1) << (MAX_POS - 1)
+    _melds.presence_from(h, presence)  # a C function of the melds twin, cimported by _compiled/contract_opening.pxd
     return total
 
 
@@ -107,9 +101,12 @@ def rest_ok(hand: list[int], used: list[int], jokers: int, g: int, r: int, decla
 # (``melds.contract_search``, cimported by ``_compiled/contract_opening.pxd``): no Python call, no copy per test.
 
 
-def _take(h: list[int], presence: list[int], used: list[int], jokers: int) -> int:
+def _take(h: list[int], presence: list[int], used: list[int], jokers: int, saved: list[int]) -> int:
     """Take the ``used`` cards and ``jokers`` more jokers out of ``h``, clearing the presence bit of each natural
-    whose last copy leaves (both bits of an ace); the number of cards taken. ``_give`` puts them back."""
+    whose last copy leaves (both bits of an ace), after saving the four presence words in ``saved`` (a ``long[4]``
+    of the caller in the typed twin); the number of cards taken. ``_give`` puts them back."""
+    for s in range(4):
+        saved[s] = presence[s]
     for k in used:
         h[k] -= 1
         if k != JOKER and not h[k]:
@@ -119,15 +116,13 @@ def _take(h: list[int], presence: list[int], used: list[int], jokers: int) -> in
     return len(used) + jokers
 
 
-def _give(h: list[int], presence: list[int], used: list[int], jokers: int, p0: int, p1: int, p2: int, p3: int) -> None:
-    """Undo ``_take``: the cards back into ``h``, the presence bits back to ``p0`` .. ``p3``."""
+def _give(h: list[int], presence: list[int], used: list[int], jokers: int, saved: list[int]) -> None:
+    """Undo ``_take``: the cards back into ``h``, the presence bits back to those ``_take`` saved in ``saved``."""
     for k in used:
         h[k] += 1
     h[JOKER] += jokers
-    presence[0] = p0
-    presence[1] = p1
-    presence[2] = p2
-    presence[3] = p3
+    for s in range(4):
+        presence[s] = saved[s]
 
 
 def _rest_ok(
@@ -137,13 +132,10 @@ def _rest_ok(
     """``rest_ok`` on ``h`` (``total`` cards, ``presence`` bits)."""
     if g == 0 and r == 0:
         return True
-    p0 = presence[0]
-    p1 = presence[1]
-    p2 = presence[2]
-    p3 = presence[3]
-    n = _take(h, presence, used, jokers)
+    saved = [0, 0, 0, 0]  # a C array in the typed twin
+    n = _take(h, presence, used, jokers, saved)
     ok = _melds.contract_search(h, total - n, presence, g, r, rules, declared)
-    _give(h, presence, used, jokers, p0, p1, p2, p3)
+    _give(h, presence, used, jokers, saved)
     return ok
 
 
@@ -344,13 +336,10 @@ def _opening_rest_ok(
         return _rest_ok(h, total, presence, used, jokers, g, r, declared, rules)
     if g == 0 and r == 0:
         return False
-    p0 = presence[0]
-    p1 = presence[1]
-    p2 = presence[2]
-    p3 = presence[3]
-    n = _take(h, presence, used, jokers)
+    saved = [0, 0, 0, 0]  # a C array in the typed twin
+    n = _take(h, presence, used, jokers, saved)
     ok = _in_some_contract_meld(h, total - n, presence, t, g, r, declared, rules)
-    _give(h, presence, used, jokers, p0, p1, p2, p3)
+    _give(h, presence, used, jokers, saved)
     return ok
 
 
