@@ -257,6 +257,52 @@ def test_the_typed_opening_search_answers_as_the_reference(
     assert contract_opening._TYPED is False  # the module above is the reference (the twin runs its C forms)
 
 
+def _spec_pickup_marks(hand: list[int], disc: list[int], g: int, r: int, declared: Any, rules: Any) -> list[int]:
+    """``pickup_marks`` by its definition: per depth, the reference ``can_make_contract`` of the hand with the top
+    ``depth`` cards of the pile, then ``in_some_contract_meld`` of the card at that depth."""
+    from rummy_env.rules import contract_opening
+
+    cmc = _impl.functions("python")["rummy_env.core.melds"]["can_make_contract"]
+    ismc = _impl.functions("python")["rummy_env.rules.contract_opening"]["in_some_contract_meld"]
+    assert contract_opening._TYPED is False
+    out = [0] * (len(disc) + 1)
+    for depth in range(2, len(disc) + 1):
+        h = list(hand)
+        for k in disc[-depth:]:
+            h[k] += 1
+        if cmc(h, g, r, rules, declared):
+            out[depth] = 1 if ismc(h, disc[-depth], g, r, declared, rules) else 2
+    return out
+
+
+@pytest.mark.parametrize("profile,overrides", RULES)
+def test_the_deep_pickup_marks_answer_as_their_definition(
+    profile: str, overrides: dict[str, Any], opening_twin: Any
+) -> None:
+    """``contract_opening.pickup_marks`` (B.1-6 deep pickups of a hand not yet down, the engine's draw decision),
+    the twin and the pure-Python module, against its definition on random hands and discard piles (0 to 12
+    cards) of the rules' shoe: every depth from the least makeable one on is marked 1 or 2, none before it."""
+    rules = game(profile).rules(**overrides)
+    py = _impl.functions("python")["rummy_env.rules.contract_opening"]
+    rng = random.Random(11 + len(profile) + len(overrides))
+    kinds = Shoe(rules.decks, rules.jokers).kinds()
+    seen = {0: 0, 1: 0, 2: 0}
+    for hand, g, r, declared in _hands(rules, 400, seed=5 * len(profile) + len(overrides)):
+        pool = list(kinds)
+        for k in range(53):
+            for _ in range(hand[k]):
+                pool.remove(k)
+        disc = rng.sample(pool, rng.randint(0, 12))
+        copy, disc_copy = list(hand), list(disc)
+        want = _spec_pickup_marks(hand, disc, g, r, declared, rules)
+        assert py["pickup_marks"](hand, disc, g, r, declared, rules) == want, (hand, disc, g, r, declared)
+        assert opening_twin.pickup_marks(hand, disc, g, r, declared, rules) == want, (hand, disc, g, r, declared)
+        assert hand == copy and disc == disc_copy  # the search restores the hand, never changes the pile
+        for m in want[2:]:
+            seen[m] += 1
+    assert min(seen.values()) > 20, seen  # every answer occurs: the comparison can fail each way
+
+
 def test_the_c_loop_tally_is_sum_and_run_presence() -> None:
     """``contract_opening._tally`` (the twin's C-loop form), run as Python, against ``sum`` and ``run_presence``."""
     from rummy_env.rules import contract_opening

@@ -73,3 +73,23 @@ cpdef bint opening_rest_ok(object hand, object used, long jokers, long g, long r
 @cython.locals(t=cython.long, saved="long[4]", n=cython.long, ok=cython.bint)
 cdef bint _opening_rest_ok(long* h, long total, long* presence, object used, long jokers, long g, long r,
                            object declared, object rules, long needs_taken) except? -1
+
+@cython.locals(h="long[53]", presence="long[4]", saved="long[4]", total=cython.long, top=cython.long, lo=cython.long,
+               hi=cython.long, mid=cython.long, depth=cython.long, c=cython.long, marks=list)
+cpdef list pickup_marks(object hand, list disc, long g, long r, object declared, object rules)
+
+@cython.locals(q=cython.long)
+cdef void _add(long* h, long* presence, long k) noexcept
+
+@cython.locals(s=cython.long, top=cython.long, i=cython.long)
+cdef void _add_pile(long* h, long* presence, list disc, long depth, long* saved) except *
+
+@cython.locals(s=cython.long, top=cython.long, i=cython.long, k=cython.long)
+cdef void _drop_pile(long* h, long* presence, list disc, long depth, long* saved) except *
+
+@cython.locals(saved="long[4]", ok=cython.bint)
+cdef bint _makeable_with(long* h, long total, long* presence, list disc, long depth, long g, long r, object declared,
+                         object rules) except? -1
+
+@cython.locals(g=cython.long, r=cython.long, h="long[53]", run_min=cython.long, k=cython.long, refused=cython.bint)
+cpdef object final_layout(object hand, object contract, object rules, object keep=*, long banned=*)

@@ -39,6 +39,10 @@ cdef void presence_from(long* c, long* presence) noexcept
                avail=cython.long, bk=cython.long, v=cython.long, result=cython.long)
 cdef bint _groups_dp_c(long* c, long jokers, long g, long size, bint allow_jokers_only) except? -1
 
-@cython.locals(c="long[53]", total=cython.long, k=cython.long, least=cython.long, s=cython.long, base=cython.long,
-               most=cython.long, q=cython.long, aces=cython.long, half=cython.long)
+@cython.locals(c="long[53]")
 cdef bint _partition_refused(object counts, long n_runs, long run_min) except? -1
+
+# also cimported by the contract_opening twin (its final_layout)
+@cython.locals(total=cython.long, k=cython.long, least=cython.long, s=cython.long, base=cython.long,
+               most=cython.long, q=cython.long, aces=cython.long, half=cython.long)
+cdef bint partition_refused(long* c, long n_runs, long run_min) noexcept

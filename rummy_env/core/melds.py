@@ -953,6 +953,12 @@ def _partition_refused(counts: list[int], n_runs: int, run_min: int) -> bool:
     random play 97 % of the hands asked are refused here. ``tests/test_legal_fast.py`` runs it as Python against
     ``final_partition``."""
     c = counts  # a C array in the typed twin (``_compiled/melds.pxd``)
+    return partition_refused(c, n_runs, run_min)
+
+
+def partition_refused(c: list[int], n_runs: int, run_min: int) -> bool:
+    """``_partition_refused`` on counts the caller holds: a C function on ``long*`` in the typed twin, which the
+    contract_opening twin cimports (``final_layout`` asks it for each card it could discard)."""
     total = 0
     for k in range(NUM_KINDS):
         total += c[k]

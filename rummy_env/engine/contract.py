@@ -62,6 +62,7 @@ from ..rules.contract_opening import (
     final_layout,
     in_some_contract_meld,
     opening_melds,
+    pickup_marks,
     rest_ok,
 )
 from .actions import ActionLayout
@@ -239,49 +240,21 @@ class ContractState(EngineState):
         acts = [lay.DRAW_STOCK, lay.DRAW_DISCARD]
         if self.rules.deep_pickup:
             top = len(self.discard)
-            first = None
             if top >= 2 and not self.final_round and not self.opened[self.active]:
-                first = self._first_makeable_depth(top)
-            for depth in range(2, top + 1):
-                if first is not None:
-                    # before an opening the card is placeable only if the hand then makes the contract, which
-                    # holds from depth ``first`` on (more cards never unmake a contract)
-                    if depth >= first and self._pickup_placeable(depth, makeable=True):
+                # before an opening the card is placeable only if the hand then makes the contract, which holds
+                # from the least such depth on (more cards never unmake a contract); ``pickup_marks`` also says
+                # where the card is in a meld of that contract (1), else (2) its other ways to the table are asked
+                g, r = self.opening_left if self.opening_left else self.contract
+                marks = pickup_marks(self.hands[self.active], self.discard, g, r, tuple(self.opening_runs), self.rules)
+                for depth in range(2, top + 1):
+                    m = marks[depth]
+                    if m == 1 or m == 2 and self._pickup_placeable(depth, makeable=True):
                         acts.append(lay.PICKUP + depth - 2)
-                elif self._pickup_placeable(depth):
-                    acts.append(lay.PICKUP + depth - 2)
-        return acts
-
-    def _first_makeable_depth(self, top: int) -> int:
-        """The least pickup depth (2..``top``) after which the active hand (not yet down) can make the contract
-        owed, ``top + 1`` if none: ``can_make_contract`` is monotone in the hand, so a bisection finds it."""
-        p = self.active
-        hand = self.hands[p]
-        disc = self.discard
-        g, r = self.opening_left if self.opening_left else self.contract
-        declared = tuple(self.opening_runs)
-        rules = self.rules
-
-        def makeable(depth: int) -> bool:
-            picked = disc[-depth:]
-            for k in picked:
-                hand[k] += 1
-            try:
-                return can_make_contract(hand, g, r, rules, declared)
-            finally:
-                for k in picked:
-                    hand[k] -= 1
-
-        if not makeable(top):
-            return top + 1
-        lo, hi = 2, top  # makeable(hi) holds; find the least such depth
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if makeable(mid):
-                hi = mid
             else:
-                lo = mid + 1
-        return lo
+                for depth in range(2, top + 1):
+                    if self._pickup_placeable(depth):
+                        acts.append(lay.PICKUP + depth - 2)
+        return acts
 
     def _pickup_placeable(self, depth: int, makeable: bool | None = None) -> bool:
         """B.1-6 / B.2-10: a deep pickup is offered only if the chosen card can reach the table this turn
@@ -389,8 +362,20 @@ class ContractState(EngineState):
     def _keeping_placeable(self, acts: list[int]) -> list[int]:
         """B.2-10: after a deep pickup, only actions after which the chosen card can still reach the table."""
         c = self.must_place
+        lay = self.layout
+        meld, kinds = lay.MELD, lay.meld_kinds
+        lay_off, lay_off_end, per_kind = lay.LAY_OFF, lay.ranges["lay_off"].stop, lay.slots * 2
         out = []
         for a in acts:
+            # a meld holding c, or a lay-off of c, plays c itself (``_play_card`` clears ``must_place``): kept, as
+            # its probe would find
+            if meld <= a < meld + len(kinds):
+                if c in kinds[a - meld]:
+                    out.append(a)
+                    continue
+            elif lay_off <= a < lay_off_end and (a - lay_off) // per_kind == c:
+                out.append(a)
+                continue
             t = self._probe()
             t._dispatch(a)
             if t.must_place < 0 or t.phase != ACT and t.phase != OPENING and t.phase != PLACE_JOKER:

@@ -48,6 +48,15 @@ def _tally(h: list[int], presence: list[int]) -> int:
     return total
 
 
+def _tally_ref(hand: list[int], presence: list[int]) -> int:
+    """``_tally`` by the built-ins, the pure-Python module's form: ``sum(hand)``, ``presence`` set to
+    ``run_presence(hand)``."""
+    p = run_presence(hand)
+    for s in range(4):
+        presence[s] = p[s]
+    return sum(hand)
+
+
 _SUB_MULTISETS: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
 
 
@@ -87,11 +96,7 @@ def rest_ok(hand: list[int], used: list[int], jokers: int, g: int, r: int, decla
         return True
     h = hand  # the typed twin copies the hand into a C array (``_compiled/contract_opening.pxd``)
     presence = [0, 0, 0, 0]
-    if _TYPED:
-        total = _tally(h, presence)
-    else:
-        total = sum(hand)
-        presence = run_presence(hand)
+    total = _tally(h, presence) if _TYPED else _tally_ref(hand, presence)
     return _rest_ok(h, total, presence, used, jokers, g, r, declared, rules)
 
 
@@ -144,11 +149,7 @@ def in_some_contract_meld(hand: list[int], c: int, g: int, r: int, declared: Dec
     melds?"""
     h = hand  # a C array in the typed twin
     presence = [0, 0, 0, 0]
-    if _TYPED:
-        total = _tally(h, presence)
-    else:
-        total = sum(hand)
-        presence = run_presence(hand)
+    total = _tally(h, presence) if _TYPED else _tally_ref(hand, presence)
     return _in_some_contract_meld(h, total, presence, c, g, r, declared, rules)
 
 
@@ -225,11 +226,7 @@ def opening_melds(
     """
     h = hand  # a C array in the typed twin
     presence = [0, 0, 0, 0]
-    if _TYPED:
-        total = _tally(h, presence)
-    else:
-        total = sum(hand)
-        presence = run_presence(hand)
+    total = _tally(h, presence) if _TYPED else _tally_ref(hand, presence)
     if not _melds.contract_search(h, total, presence, g, r, rules, declared):
         return []
     # A.1-12: after the whole opening a card must remain that may be discarded
@@ -318,11 +315,7 @@ def opening_rest_ok(
     card: in this meld, or in one of the melds still owed."""
     h = hand  # a C array in the typed twin
     presence = [0, 0, 0, 0]
-    if _TYPED:
-        total = _tally(h, presence)
-    else:
-        total = sum(hand)
-        presence = run_presence(hand)
+    total = _tally(h, presence) if _TYPED else _tally_ref(hand, presence)
     return _opening_rest_ok(h, total, presence, used, jokers, g, r, declared, rules, needs_taken)
 
 
@@ -340,6 +333,80 @@ def _opening_rest_ok(
     n = _take(h, presence, used, jokers, saved)
     ok = _in_some_contract_meld(h, total - n, presence, t, g, r, declared, rules)
     _give(h, presence, used, jokers, saved)
+    return ok
+
+
+def pickup_marks(hand: list[int], disc: list[int], g: int, r: int, declared: Declared, rules: Any) -> list[int]:
+    """B.1-6 deep pickups of a hand not yet down: ``marks[depth]`` for every depth 0..``len(disc)`` (the engine reads
+    2 and up). 0: the hand with the top ``depth`` cards of the pile ``disc`` (top at the end) cannot make the
+    contract owed (``g`` groups, ``r`` runs; the least depth that can is found by bisection, ``can_make_contract``
+    being monotone in the hand); 1: it can, and the card at that depth is in some meld of the contract
+    (``in_some_contract_meld``); 2: it can, but that card is in no contract meld (the engine asks its other ways to
+    the table). The hand is changed during the search and restored; the typed twin adds the pile's cards to its C
+    copy one at a time."""
+    top = len(disc)
+    marks = [0] * (top + 1)
+    if top < 2:
+        return marks
+    h = hand  # a C array in the typed twin
+    presence = [0, 0, 0, 0]
+    total = _tally(h, presence) if _TYPED else _tally_ref(hand, presence)
+    if not _makeable_with(h, total, presence, disc, top, g, r, declared, rules):
+        return marks
+    lo, hi = 2, top  # makeable at ``hi``; find the least such depth
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _makeable_with(h, total, presence, disc, mid, g, r, declared, rules):
+            hi = mid
+        else:
+            lo = mid + 1
+    saved = [0, 0, 0, 0]  # a C array in the typed twin
+    _add_pile(h, presence, disc, lo - 1, saved)
+    for depth in range(lo, top + 1):
+        c = disc[top - depth]
+        _add(h, presence, c)
+        marks[depth] = 1 if _in_some_contract_meld(h, total + depth, presence, c, g, r, declared, rules) else 2
+    _drop_pile(h, presence, disc, top, saved)
+    return marks
+
+
+def _add_pile(h: list[int], presence: list[int], disc: list[int], depth: int, saved: list[int]) -> None:
+    """The top ``depth`` cards of the pile ``disc`` into ``h`` with their presence bits, after saving the four
+    presence words in ``saved``; ``_drop_pile`` takes them out again."""
+    for s in range(4):
+        saved[s] = presence[s]
+    top = len(disc)
+    for i in range(1, depth + 1):
+        _add(h, presence, disc[top - i])
+
+
+def _drop_pile(h: list[int], presence: list[int], disc: list[int], depth: int, saved: list[int]) -> None:
+    """Undo ``_add_pile`` (``depth`` cards now in ``h``): the counts back, the presence words from ``saved``."""
+    top = len(disc)
+    for i in range(1, depth + 1):
+        k = disc[top - i]
+        h[k] -= 1
+    for s in range(4):
+        presence[s] = saved[s]
+
+
+def _add(h: list[int], presence: list[int], k: int) -> None:
+    """One card of kind ``k`` into ``h``, its presence bit set (both bits of an ace)."""
+    h[k] += 1
+    if k != JOKER:
+        q = k % NUM_RANKS
+        presence[k // NUM_RANKS] |= (1 << q) | ((1 << (MAX_POS - 1)) if q == 0 else 0)
+
+
+def _makeable_with(
+    h: list[int], total: int, presence: list[int], disc: list[int], depth: int, g: int, r: int, declared: Declared,
+    rules: Any,
+) -> bool:
+    """Can ``h`` (``total`` cards, ``presence`` bits) with the top ``depth`` cards of ``disc`` make the contract?"""
+    saved = [0, 0, 0, 0]  # a C array in the typed twin
+    _add_pile(h, presence, disc, depth, saved)
+    ok = _melds.contract_search(h, total + depth, presence, g, r, rules, declared)
+    _drop_pile(h, presence, disc, depth, saved)
     return ok
 
 
@@ -382,8 +449,15 @@ def final_layout(
         return parts, -1
     if not rules.final_round_discard or g:
         return None
+    h = hand  # a C array in the typed twin, where the bound of runs needed is a C call per card (no list copy)
+    run_min = rules.run_min
     for k in range(NUM_KINDS):
-        if not hand[k] or (hand[k] == 1 and (k in keep or k == banned)):
+        if not h[k] or (h[k] == 1 and (k in keep or k == banned)):
+            continue
+        h[k] -= 1
+        refused = _melds.partition_refused(h, r, run_min)  # ``final_partition``'s first refusals, asked first
+        h[k] += 1
+        if refused:
             continue
         hand[k] -= 1
         try:
@@ -402,6 +476,6 @@ _install(
     globals(),
     (
         "sub_multisets", "_sub_multisets", "rest_ok", "in_some_contract_meld", "opening_melds", "opening_rest_ok",
-        "extra_meld_with", "final_layout",
+        "extra_meld_with", "final_layout", "pickup_marks",
     ),
 )
