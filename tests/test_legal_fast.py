@@ -303,6 +303,62 @@ def test_the_deep_pickup_marks_answer_as_their_definition(
     assert min(seen.values()) > 20, seen  # every answer occurs: the comparison can fail each way
 
 
+def _spec_layoff_ids(st: Any, own_only: bool) -> list[int]:
+    """The engine's lay-offs by their definition: every (kind, end) ``layoff_options`` offers on each table meld,
+    held, fitting (``layoff_fits``), that the hand can spare (``_can_spare``) or whose taken card then follows
+    (``_taken_follows``); the id by ``layout.lay_off``."""
+    layoff = _impl.functions("python")["rummy_env.rules.contract_layoff"]
+    fits = _impl.functions("python")["rummy_env.core.melds"]["layoff_fits"]
+    p, lay = st.active, st.layout
+    out = []
+    for owner in (p,) if own_only else range(st.n):
+        for idx, meld in enumerate(st.seat_melds[owner]):
+            for kind, end in layoff["layoff_options"](meld):
+                if st.hands[p][kind] and fits(meld, kind, end, st.rules) and (
+                    st._can_spare(kind) or st._taken_follows(meld, kind, end)
+                ):
+                    out.append(lay.lay_off(kind, lay.slot(p, owner, idx), end))
+    return out
+
+
+@pytest.mark.parametrize("profile,overrides", RULES + [("contract_gamerules", {"num_players": 5})])
+def test_the_typed_layoff_listing_answers_as_its_definition(profile: str, overrides: dict[str, Any]) -> None:
+    """``contract_layoff.layoff_ids`` (the engine's ``_layoff_actions``; C-typed in its twin by
+    ``_compiled/contract_layoff.pxd``), twin and pure Python, against its definition at every act decision of a
+    seat already down in random games of every contract-family rules object (A.1-11: lay off on any table meld;
+    A.1-12: a card must remain to discard)."""
+    from test_compiled import IN_CI
+
+    py = _impl.functions("python")["rummy_env.rules.contract_layoff"]["layoff_ids"]
+    twin = None
+    if _impl.compiled_available():
+        twin = importlib.import_module("rummy_env._compiled.contract_layoff").layoff_ids
+    elif IN_CI:
+        pytest.fail(f"CI must test both implementations: the compiled twins are not built; {_impl.BUILD_HINT}")
+    g = game(profile)
+    rules = g.rules(**overrides)
+    rng = random.Random(len(profile) + len(overrides))
+    asked = found = 0
+    for seed in range(6):
+        st = g.new_state(rules, seed=seed)
+        while not st.is_terminal() and asked < 400:
+            p = st.active
+            if st.phase == engine.ACT and st.opened[p] and not st.final_round:
+                for own_only in (False, True):
+                    t = st.taken_discard
+                    spare = st._can_spare(-2)
+                    args = (st.hands[p], st.seat_melds, p, own_only, st.layout, rules, t, spare,
+                            st._can_spare(t) if t >= 0 else spare, st._taken_follows)
+                    want = _spec_layoff_ids(st, own_only)
+                    assert py(*args) == want
+                    if twin is not None:
+                        assert twin(*args) == want
+                    asked += 1
+                    found += bool(want)
+            st.apply(rng.choice(st.legal_actions()))
+    assert asked > 50 and 0 < found < asked  # both answers occur: the comparison can fail either way
+
+
 def test_the_c_loop_tally_is_sum_and_run_presence() -> None:
     """``contract_opening._tally`` (the twin's C-loop form), run as Python, against ``sum`` and ``run_presence``."""
     from rummy_env.rules import contract_opening

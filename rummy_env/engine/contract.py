@@ -39,7 +39,6 @@ from ..core.melds import (
     group_spec_meld,
     joker_place_fits,
     lay_off,
-    layoff_fits,
     meld_problem,
     pos_kind,
     pos_text,
@@ -50,7 +49,7 @@ from ..rules.contract_layoff import (
     fits_after_layoff,
     joker_placeable,
     layoff_chains,
-    layoff_options,
+    layoff_ids,
     may_swap,
     meld_ends,
     nothing_fits,
@@ -430,28 +429,18 @@ class ContractState(EngineState):
 
     def _layoff_actions(self, own_only: bool = False) -> list[int]:
         """Every lay-off of a hand card on a table meld (``own_only``: on the actor's own melds) that leaves a card
-        to discard (A.1-12) or, B.1-10, only the taken card, which then follows."""
-        lay = self.layout
+        to discard (A.1-12) or, B.1-10, only the taken card, which then follows (``rules.contract_layoff.layoff_ids``;
+        ``_can_spare`` depends on the kind only through whether it is the card taken from the discard pile)."""
         p = self.active
-        hand = self.hands[p]
-        rules = self.rules
-        out: list[int] = []
-        # ``lay.slot`` and ``lay.lay_off`` inlined: id = LAY_OFF + (kind * slots + slot) * 2 + end
-        n, max_melds, slots, base = lay.num_players, lay.max_melds, lay.slots, lay.LAY_OFF
-        for owner in (p,) if own_only else range(self.n):
-            melds = self.seat_melds[owner]
-            if not melds:
-                continue
-            first = ((owner - p) % n) * max_melds
-            for idx, meld in enumerate(melds):
-                for kind, end in layoff_options(meld):
-                    if (
-                        hand[kind]
-                        and layoff_fits(meld, kind, end, rules)
-                        and (self._can_spare(kind) or self._taken_follows(meld, kind, end))
-                    ):
-                        out.append(base + (kind * slots + first + idx) * 2 + end)
-        return out
+        t = self.taken_discard
+        spare = self._can_spare(-2)  # any kind but the taken one (-2 is never ``taken_discard``)
+        spare_taken = self._can_spare(t) if t >= 0 else spare
+        # ``_taken_follows`` can only hold with the taken card pending and two cards in hand
+        follows_possible = not self.rules.keep_card_for_discard and self.taken_pending and self.hand_size[p] == 2
+        return layoff_ids(
+            self.hands[p], self.seat_melds, p, own_only, self.layout, self.rules, t, spare, spare_taken,
+            self._taken_follows if follows_possible else None,
+        )
 
     def _taken_follows(self, meld: Meld, kind: int, end: int) -> bool:
         """B.1-10: a lay-off may leave only the (undiscardable) card taken from the discard pile when that card can

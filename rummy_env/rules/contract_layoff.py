@@ -35,6 +35,36 @@ def layoff_options(meld: Meld) -> list[tuple[int, int]]:
     return out
 
 
+def layoff_ids(
+    hand: list[int], seat_melds: list[list[Meld]], p: int, own_only: bool, lay: Any, rules: Any, taken: int,
+    spare: bool, spare_taken: bool, follows: Any = None,
+) -> list[int]:
+    """The lay-off actions of seat ``p`` (the engine's ``_layoff_actions``): the id (``lay.lay_off``, inlined:
+    ``LAY_OFF + (kind * slots + slot) * 2 + end``) of every hand card that fits an end of a table meld
+    (``seat_melds`` per owner seat; ``own_only``: ``p``'s own melds), if the hand can spare it (A.1-12: ``spare``,
+    or ``spare_taken`` for the kind ``taken``, the card taken from the discard pile) or else, with ``follows`` given,
+    if ``follows(meld, kind, end)`` (B.1-10: the taken card then follows onto the table)."""
+    out: list[int] = []
+    n, max_melds, slots, base = lay.num_players, lay.max_melds, lay.slots, lay.LAY_OFF
+    for owner in range(n):
+        if own_only and owner != p:
+            continue
+        melds = seat_melds[owner]
+        if not melds:
+            continue
+        first = ((owner - p) % n) * max_melds
+        for idx in range(len(melds)):
+            meld = melds[idx]
+            for kind, end in layoff_options(meld):
+                if (
+                    hand[kind]
+                    and layoff_fits(meld, kind, end, rules)
+                    and ((spare_taken if kind == taken else spare) or follows is not None and follows(meld, kind, end))
+                ):
+                    out.append(base + (kind * slots + first + idx) * 2 + end)
+    return out
+
+
 def layoff_chains(hand: list[int], meld: Meld, c: int, rules: Any) -> list[list[int]]:
     """Hand cards (other than one ``c``) that would carry a lay-off of ``c`` onto ``meld``, one list per way: the
     naturals (or jokers) of the positions between the run and ``c``; ``[[]]`` when ``c`` fits at once."""
@@ -172,7 +202,7 @@ from ..core._impl import install as _install  # noqa: E402
 _install(
     globals(),
     (
-        "meld_ends", "layoff_options", "layoff_chains", "_chain", "may_swap", "joker_placeable", "swap_takes",
+        "meld_ends", "layoff_options", "layoff_ids", "layoff_chains", "_chain", "may_swap", "joker_placeable", "swap_takes",
         "fits_after_layoff", "nothing_fits", "_meld_reachable",
     ),
 )
