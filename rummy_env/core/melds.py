@@ -160,7 +160,7 @@ class Meld:
 
     def suits_taken(self) -> set[int]:
         """Suits a group already holds: its naturals' suits and its jokers' declared suits."""
-        out = {suit_of(k) for k in self.cards if k != JOKER}
+        out = {k // NUM_RANKS for k in self.cards if k != JOKER}  # ``suit_of(k)``
         out.update(s for s in self.jsuits if s >= 0)
         return out
 
@@ -392,19 +392,20 @@ def layoff_fits(meld: Meld, kind: int, end: int, rules: MeldRules) -> bool:
             if rules.group_distinct_suits:
                 return len(meld.cards) < 4
             return True
-        if rank_of(kind) != meld.rank:
+        if kind % NUM_RANKS + 1 != meld.rank:  # ``rank_of(kind)``
             return False
         if rules.group_distinct_suits:
             # B.1-3: the suit must be missing from the set, a joker's declared suit included (003: the player names
             # the joker's suit and rank); an undeclared joker still needs room for a missing suit
-            if suit_of(kind) in meld.suits_taken():
+            if kind // NUM_RANKS in meld.suits_taken():  # ``suit_of(kind)``
                 return False
             return len(meld.cards) < 4
         return True
     pos = meld.low - 1 if end == 0 else meld.low + len(meld.cards)
     if pos < 1 or pos > MAX_POS:
         return False
-    return kind == JOKER or kind == pos_kind(meld.suit, pos)
+    # ``pos_kind(meld.suit, pos)`` inlined (asked for every lay-off option at every act decision)
+    return kind == JOKER or kind == meld.suit * NUM_RANKS + (0 if pos == MAX_POS else pos - 1)
 
 
 def set_joker_suit(meld: Meld, rules: MeldRules | None) -> int:

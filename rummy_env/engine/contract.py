@@ -86,6 +86,10 @@ def layout_for(rules: ContractRules) -> ActionLayout:
         # B.1-6: one pickup action per depth 2..(largest pile the shoe allows)
         depths = rules.decks * 52 + rules.jokers - 1 if rules.deep_pickup else 0
         lay = _LAYOUTS[key] = ActionLayout(rules, pickup_depths=depths)
+        # ``ContractState._dispatch``'s tables, per range index of the layout: its handler (``_APPLY``) and
+        # whether it changes the table melds (``_TABLE_KINDS``)
+        lay.handlers = tuple(_APPLY[name] for name in lay._names)
+        lay.drops_table = tuple(name in _TABLE_KINDS for name in lay._names)
     return lay
 
 
@@ -138,7 +142,7 @@ class ContractState(EngineState):
     def final_round(self) -> bool:
         """True in a round that is gone out all at once (contract round 7)."""
         rules = self.rules  # ``ContractRules.is_final_all_at_once`` inlined (asked several times per decision)
-        return rules.final_round_all_at_once and self.rounds[self.round_index] == rules.num_rounds
+        return rules.final_round_all_at_once and self.rounds[self.round_index] == len(rules.contracts)  # num_rounds
 
     def _clear_round(self) -> None:
         n = self.n
@@ -495,10 +499,11 @@ class ContractState(EngineState):
     def _dispatch(self, action: int) -> None:
         """Apply a legal action (no checks), routed by the name of its range (``_APPLY``)."""
         self._legal = None
-        kind = self.layout.kind_of(action)
-        if kind in _TABLE_KINDS:
+        lay = self.layout
+        i = lay._range_index[action]  # ``lay.kind_of(action)``'s range, inlined: its handler by the range's index
+        if lay.drops_table[i]:
             self._table_snap = None
-        _APPLY[kind](self, action)
+        lay.handlers[i](self, action)
 
     # draw phase -------------------------------------------------------------------------------------------
     def _take_discard(self) -> None:
@@ -796,8 +801,9 @@ class ContractState(EngineState):
     # Copying, descriptions, JSON
     # ----------------------------------------------------------------------------------------------------------
     def _copy_table_state(self) -> ContractState:
-        """A shallow copy whose cards, melds, scores and results are copied (what a move can change), for
-        ``clone`` and ``_probe``; the history and the generator are still shared: each caller decides."""
+        """A shallow copy whose cards, melds, scores and results list are copied (what a move can change), for
+        ``clone`` and ``_probe``; the history, the generator and the result dicts (never changed once recorded) are
+        still shared: each caller decides."""
         new = object.__new__(self.__class__)  # ``copy.copy(self)`` for this plain object, at less than half its cost
         new.__dict__.update(self.__dict__)
         new.hands = [list(h) for h in self.hands]
@@ -812,12 +818,13 @@ class ContractState(EngineState):
         new.opening_runs = list(self.opening_runs)
         new.buy_queue = list(self.buy_queue)
         new.scores = list(self.scores)
-        new.round_results = copy_round_results(self.round_results)
+        new.round_results = list(self.round_results)  # a move only appends a new dict: ``clone`` copies them too
         return new
 
     def clone(self) -> ContractState:
         """An independent deep copy (generator included)."""
         new = self._copy_table_state()
+        new.round_results = copy_round_results(self.round_results)
         new.history = list(self.history)
         new.rng = copy_rng(self.rng)
         new._legal = list(self._legal) if self._legal is not None else None

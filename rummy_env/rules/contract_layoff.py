@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.cards import JOKER, NUM_KINDS, kind_of, rank_of, suit_of
+from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS, kind_of, rank_of, suit_of
 from ..core.melds import GROUP, MAX_POS, RUN, Meld, can_make_contract, joker_place_fits, lay_off, layoff_fits, pos_kind
 
 
@@ -25,13 +25,18 @@ def meld_ends(meld: Meld) -> tuple[int, ...]:
 def layoff_options(meld: Meld) -> list[tuple[int, int]]:
     """(kind, end) of every card that could extend ``meld`` by one: a group's four suits of its rank or a joker, a
     run's natural or a joker just below / above it (``layoff_fits`` still decides)."""
+    # ``kind_of``, ``pos_kind`` and ``meld.high`` inlined (asked for every table meld at every act decision)
     if meld.kind == GROUP:
-        return [(kind_of(s, meld.rank), 0) for s in range(4)] + [(JOKER, 0)]
+        r0 = meld.rank - 1
+        return [(r0, 0), (NUM_RANKS + r0, 0), (2 * NUM_RANKS + r0, 0), (3 * NUM_RANKS + r0, 0), (JOKER, 0)]
     out: list[tuple[int, int]] = []
-    if meld.low > 1:
-        out += [(pos_kind(meld.suit, meld.low - 1), 0), (JOKER, 0)]
-    if meld.high < MAX_POS:
-        out += [(pos_kind(meld.suit, meld.high + 1), 1), (JOKER, 1)]
+    low = meld.low
+    base = meld.suit * NUM_RANKS
+    if low > 1:
+        out += [(base + low - 2, 0), (JOKER, 0)]  # position low - 1 (never the high ace)
+    high = low + len(meld.cards) - 1
+    if high < MAX_POS:
+        out += [(base + (0 if high + 1 == MAX_POS else high), 1), (JOKER, 1)]
     return out
 
 
