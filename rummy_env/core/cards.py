@@ -155,8 +155,9 @@ class Shoe:
         return JOKER if card_id >= self.decks * NUM_NATURAL else card_id % NUM_NATURAL
 
     def kinds(self) -> list[int]:
-        """Kinds of all physical cards, in id order."""
-        return [self.kind(i) for i in range(self.size)]
+        """Kinds of all physical cards, in id order (``kind(i)`` for every id: the naturals deck by deck, then the
+        jokers)."""
+        return list(range(NUM_NATURAL)) * self.decks + [JOKER] * self.jokers
 
     def copies(self, kind: int) -> int:
         """How many physical cards of ``kind`` the shoe holds."""

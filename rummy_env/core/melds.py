@@ -807,7 +807,10 @@ def contract_search(
         return _groups_ok(c, jokers, groups, size_g, distinct, all_jokers)
     # presence bits are kept up to date as the search takes naturals out of ``c`` (and puts them back)
     nwin = MAX_POS - size_r + 1  # windows (lowest positions) per suit
-    cands = _WINDOW_CANDIDATES.setdefault((size_r, all_jokers), {})
+    key = (size_r, all_jokers)
+    cands = _WINDOW_CANDIDATES.get(key)  # (no empty dict made per call, as ``setdefault(key, {})`` would)
+    if cands is None:
+        cands = _WINDOW_CANDIDATES[key] = {}
     return _runs_search(
         c, presence, list(declared_runs), _windows(size_r), cands, rules, groups, size_g, size_r, distinct, all_jokers,
         nwin, runs, 0, jokers,
