@@ -68,9 +68,11 @@ class RangeTable:
             self.ranges[name] = ActionRange(name, start, size)
             start += size
         self.num_actions = start
-        #: range names in table order, and per action id the index of its range (O(1) ``kind_of``)
-        self._names: tuple[str, ...] = tuple(self.ranges)
-        self._range_index = bytes(i for i, (_, size) in enumerate(sizes) for _ in range(size))
+        #: range names in table order
+        self.range_names: tuple[str, ...] = tuple(self.ranges)
+        #: per action id, the index of its range in ``range_names`` (O(1) ``kind_of``; the engines' dispatch tables
+        #: are indexed by it)
+        self.range_index = bytes(i for i, (_, size) in enumerate(sizes) for _ in range(size))
 
     def start(self, name: str) -> int:
         """First id of a named range (-1 if the profile has no such range)."""
@@ -82,7 +84,7 @@ class RangeTable:
         so inserting a range cannot misroute an action. O(1); ``ValueError`` if ``action`` is outside the table."""
         if not 0 <= action < self.num_actions:
             raise ValueError(f"action {action!r} is outside the action table 0..{self.num_actions - 1}")
-        return self._names[self._range_index[action]]
+        return self.range_names[self.range_index[action]]
 
     def range_of(self, action: int) -> ActionRange:
         """The named range holding ``action``; ``ValueError`` if out of the table."""

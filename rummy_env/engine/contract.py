@@ -88,8 +88,8 @@ def layout_for(rules: ContractRules) -> ActionLayout:
         lay = _LAYOUTS[key] = ActionLayout(rules, pickup_depths=depths)
         # ``ContractState._dispatch``'s tables, per range index of the layout: its handler (``_APPLY``) and
         # whether it changes the table melds (``_TABLE_KINDS``)
-        lay.handlers = tuple(_APPLY[name] for name in lay._names)
-        lay.drops_table = tuple(name in _TABLE_KINDS for name in lay._names)
+        lay.handlers = tuple(_APPLY[name] for name in lay.range_names)
+        lay.drops_table = tuple(name in _TABLE_KINDS for name in lay.range_names)
     return lay
 
 
@@ -500,7 +500,7 @@ class ContractState(EngineState):
         """Apply a legal action (no checks), routed by the name of its range (``_APPLY``)."""
         self._legal = None
         lay = self.layout
-        i = lay._range_index[action]  # ``lay.kind_of(action)``'s range, inlined: its handler by the range's index
+        i = lay.range_index[action]  # ``lay.kind_of(action)``'s range, inlined: its handler by the range's index
         if lay.drops_table[i]:
             self._table_snap = None
         lay.handlers[i](self, action)
