@@ -89,17 +89,18 @@ def _engine(profile: str, config: dict[str, Any], seconds: float, seed: int, num
 
 def _vector(profile: str, config: dict[str, Any], seconds: float, seed: int, num_envs: int) -> Loop:
     """``VectorEnv(profile, num_envs, seed=seed)``: every step applies one decision at each table and writes every
-    table's observation and mask; actions from ``random_legal_actions(mask, np.random.default_rng(seed))``."""
-    from rummy_env.vector import VectorEnv, random_legal_actions
+    table's observation and mask; actions from ``vec.random_actions(np.random.default_rng(seed))`` (the same actions as
+    ``random_legal_actions(mask, rng)``, read from the tables' legal lists instead of a scan of the whole mask)."""
+    from rummy_env.vector import VectorEnv
 
     vec = VectorEnv(profile, num_envs, seed=seed, **config)
     rng = np.random.default_rng(seed)
-    _obs, mask, _seat = vec.reset()
+    _obs, _mask, _seat = vec.reset()
     steps = sessions = 0
     start, cpu_start = time.perf_counter(), time.process_time()
     deadline = start + seconds
     while time.perf_counter() < deadline:
-        _obs, mask, _seat, _rewards, done = vec.step(random_legal_actions(mask, rng))
+        _obs, _mask, _seat, _rewards, done = vec.step(vec.random_actions(rng))
         steps += 1
         sessions += int(np.count_nonzero(done))
     return steps * vec.num_envs, sessions, time.perf_counter() - start, time.process_time() - cpu_start

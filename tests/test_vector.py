@@ -202,6 +202,27 @@ def test_random_legal_actions_is_uniform_over_each_row_as_documented():
         random_legal_actions(mask, np.random.default_rng(0))
 
 
+@pytest.mark.parametrize("profile,config", [("contract", {}), ("contract_gamerules", {"num_players": 3}),
+                                            ("continental", {"num_players": 5, "turn_cap": 40})])
+def test_random_actions_are_random_legal_actions_of_the_mask(profile, config):
+    """``vec.random_actions(rng)`` draws what ``random_legal_actions(vec.mask, rng)`` draws from the same ``rng``
+    state, at every step of seeded play (sessions ending and dealt again included), and needs a reset first."""
+    vec = VectorEnv(profile, 5, seed=11, rounds=1, **config)
+    with pytest.raises(NotResetError, match="reset"):
+        vec.random_actions(np.random.default_rng(0))
+    _obs, mask, _seat = vec.reset()
+    ours, theirs = np.random.default_rng(4), np.random.default_rng(4)
+    done_seen = 0
+    for _ in range(400):
+        got = vec.random_actions(ours)
+        want = random_legal_actions(mask, theirs)
+        assert got.dtype == np.int64 and got.tolist() == want.tolist()
+        assert mask[np.arange(5), got].all()
+        _obs, mask, _seat, _r, done = vec.step(got)
+        done_seen += int(done.sum())
+    assert done_seen > 0  # the comparison also ran across auto-resets
+
+
 def test_bench_vector_reports_decisions_per_second():
     res = bench_vector("continental", num_envs=2, seconds=0.2)
     assert res["layer"] == "vector" and res["decisions_per_second"] > 0 and res["decisions"] % 2 == 0

@@ -2,7 +2,7 @@
 
 ``bench_env``: the PettingZoo AEC env driven the way peer benchmarks drive PettingZoo's classic envs (``env.last()``,
 the action mask, a uniformly random legal action, ``env.step``). ``bench_vector_env``: ``rummy_env.vector.VectorEnv``
-stepped with ``random_legal_actions`` (observations and masks of every table written every step). Both report
+stepped with ``vec.random_actions`` (observations and masks of every table written every step). Both report
 decisions/s, sessions/s, the time shares of their parts and the memory one table takes (``table_memory``).
 """
 
@@ -101,12 +101,12 @@ def bench_vector_env(profile: str, num_envs: int, seconds: float, seed: int = 0,
     of the loop's parts: ``step_time_share`` (inside ``vec.step``: engine, legal actions, masks, observations,
     rewards, auto-reset), of it ``observation_time_share`` (the observer's fast path ``rummy_env.encoding.fast``,
     or its ``encode``, every table every step; None if this VectorEnv goes through neither), and
-    ``sampling_time_share`` (``random_legal_actions``). ``memory``: also the bytes per table (``table_memory``).
+    ``sampling_time_share`` (``vec.random_actions``, the same actions as ``random_legal_actions(mask, rng)``). ``memory``: also the bytes per table (``table_memory``).
     """
     _check_seconds(seconds)
     import numpy as np
 
-    from ..vector import VectorEnv, random_legal_actions
+    from ..vector import VectorEnv
 
     vec = VectorEnv(profile, num_envs, seed=seed, **config)
     rng = np.random.default_rng(seed)
@@ -141,7 +141,7 @@ def bench_vector_env(profile: str, num_envs: int, seconds: float, seed: int = 0,
     if fast_fn is not None:
         setattr(fast, fast_name, timed_fast)  # type: ignore[arg-type]
     try:
-        _obs, mask, _seat = vec.reset()
+        _obs, _mask, _seat = vec.reset()
         t_obs, n_obs = 0.0, 0  # the deal is not part of the timed loop
         steps = sessions = 0
         t_step = t_sample = 0.0
@@ -149,9 +149,9 @@ def bench_vector_env(profile: str, num_envs: int, seconds: float, seed: int = 0,
         start = perf()
         while perf() - start < seconds:
             t0 = perf()
-            actions = random_legal_actions(mask, rng)
+            actions = vec.random_actions(rng)
             t1 = perf()
-            _obs, mask, _seat, _rewards, done = vec.step(actions)
+            _obs, _mask, _seat, _rewards, done = vec.step(actions)
             t2 = perf()
             t_sample += t1 - t0
             t_step += t2 - t1

@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 
 from .env import VectorEnv
-from .sampling import random_legal_actions
 
 
 def bench_vector(profile: str, num_envs: int = 64, seconds: float = 5.0, seed: int = 0,
@@ -16,7 +15,8 @@ def bench_vector(profile: str, num_envs: int = 64, seconds: float = 5.0, seed: i
     """Random legal play through ``VectorEnv(profile, num_envs, seed=seed, **env_config)`` for ``seconds``:
     decisions/s (``decisions_per_second``: actions applied, all tables together) and sessions/s.
 
-    The actions are drawn from the mask by ``random_legal_actions`` with ``np.random.default_rng(seed)``; every
+    The actions are drawn by ``vec.random_actions(rng)`` with ``np.random.default_rng(seed)`` (the same actions as
+    ``random_legal_actions(mask, rng)``, from the tables' legal lists instead of a scan of the mask); every
     step writes every table's observation and mask, as training does. Same keys as ``bench_env`` (the AEC bench)
     where they mean the same, ``layer`` = ``"vector"``.
     """
@@ -24,11 +24,11 @@ def bench_vector(profile: str, num_envs: int = 64, seconds: float = 5.0, seed: i
         raise ValueError(f"seconds={seconds!r}: expected a finite number of seconds > 0")
     vec = VectorEnv(profile, num_envs, seed=seed, **env_config)
     rng = np.random.default_rng(seed)
-    _obs, mask, _seat = vec.reset()
+    _obs, _mask, _seat = vec.reset()
     steps = sessions = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        _obs, mask, _seat, _rewards, done = vec.step(random_legal_actions(mask, rng))
+        _obs, _mask, _seat, _rewards, done = vec.step(vec.random_actions(rng))
         steps += 1
         sessions += int(np.count_nonzero(done))
     secs = time.perf_counter() - start

@@ -272,6 +272,20 @@ class VectorEnv:
             self._write(i, st)
         return self.obs, self.mask, self.seat, rewards, done
 
+    def random_actions(self, rng: np.random.Generator) -> np.ndarray:
+        """One uniformly random legal action per table, int64 ``(num_envs,)``: the same actions as
+        ``random_legal_actions(vec.mask, rng)`` from the same ``rng`` state (one ``rng.random(num_envs)`` draw; row
+        i's pick is its ``floor(u[i] * count)``-th legal id in ascending order), drawn from each table's sorted
+        legal list instead of a scan of the mask: the random player of benchmarks and of seats played by nobody.
+        It reads the tables, not ``mask``: a mask the caller edited is not taken into account."""
+        if not self._was_reset:
+            raise NotResetError("VectorEnv.random_actions() before reset(): call vec.reset(seed=...) first")
+        picks = []
+        for st, u in zip(self._states, rng.random(self.num_envs).tolist()):
+            legal = st.legal_actions()
+            picks.append(legal[int(u * len(legal))])
+        return np.array(picks, dtype=np.int64)
+
     def _settle(self, i: int, st: Any) -> Any:
         """Rewards of the rounds that ended at table ``i``; a finished session recorded and dealt again."""
         results = st.round_results
