@@ -107,9 +107,16 @@ def _big_int(v: Any) -> int | None:
 
 
 def shuffled(rng: np.random.Generator, cards: list[int]) -> list[int]:
-    """A new list with ``cards`` in a random order drawn from ``rng``."""
-    order = rng.permutation(len(cards)).tolist()  # Python ints: indexing by numpy scalars costs several times more
-    return [cards[i] for i in order]
+    """A new list with ``cards`` in a random order drawn from ``rng``: ``[cards[i] for i in rng.permutation(n)]``.
+
+    Shuffled in place as a list (``rng.shuffle``, 3-4 times faster for a pile of 2-107 cards): NumPy's
+    ``Generator.shuffle`` makes the same Fisher-Yates swaps, from the same draws, for a list as for the ``arange``
+    that ``permutation`` shuffles, so the order and the generator's state after it are the same
+    (``tests/test_engine_common.py`` holds them equal).
+    """
+    out = list(cards)
+    rng.shuffle(out)
+    return out
 
 
 GAME_OVER = "game_over"
