@@ -359,6 +359,44 @@ def test_the_typed_layoff_listing_answers_as_its_definition(profile: str, overri
     assert asked > 50 and 0 < found < asked  # both answers occur: the comparison can fail either way
 
 
+@pytest.mark.parametrize("profile,overrides", RULES + [("contract_gamerules", {"num_players": 5})])
+def test_the_lay_off_reach_test_answers_as_the_chains(profile: str, overrides: dict[str, Any]) -> None:
+    """``contract_layoff.layoff_reaches`` (the engine's "can the card still reach the table" test of a seat already
+    down: B.1-6 "the card ... must be played", a lay-off through a chain of hand cards), twin and pure Python,
+    against its definition ``any(layoff_chains(hand, meld, c, rules) for meld in table)`` for every kind (held or
+    not, the joker included) at act decisions of random games, with the hand given extra random cards."""
+    from test_compiled import IN_CI
+
+    layoff = _impl.functions("python")["rummy_env.rules.contract_layoff"]
+    py, chains = layoff["layoff_reaches"], layoff["layoff_chains"]
+    twin = None
+    if _impl.compiled_available():
+        twin = importlib.import_module("rummy_env._compiled.contract_layoff").layoff_reaches
+    elif IN_CI:
+        pytest.fail(f"CI must test both implementations: the compiled twins are not built; {_impl.BUILD_HINT}")
+    g = game(profile)
+    rules = g.rules(**overrides)
+    rng = random.Random(7 + len(profile) + len(overrides))
+    answers = {True: 0, False: 0}
+    for seed in range(5):
+        st = g.new_state(rules, seed=seed)
+        while not st.is_terminal() and sum(answers.values()) < 6000:
+            if st.phase == engine.ACT and st.table:
+                hand = list(st.hands[st.active])
+                for _ in range(rng.randrange(4)):
+                    hand[rng.randrange(len(hand))] += 1  # more hands than the games deal
+                copy = list(hand)
+                for c in range(len(hand)):
+                    want = any(chains(hand, meld, c, rules) for meld in st.table)
+                    assert py(hand, st.table, c, rules) == want
+                    if twin is not None:
+                        assert twin(hand, st.table, c, rules) == want
+                    answers[want] += 1
+                assert hand == copy
+            st.apply(rng.choice(st.legal_actions()))
+    assert min(answers.values()) > 100, answers  # both answers occur: the comparison can fail either way
+
+
 def test_the_c_loop_tally_is_sum_and_run_presence() -> None:
     """``contract_opening._tally`` (the twin's C-loop form), run as Python, against ``sum`` and ``run_presence``."""
     from rummy_env.rules import contract_opening

@@ -50,6 +50,7 @@ from ..rules.contract_layoff import (
     joker_placeable,
     layoff_chains,
     layoff_ids,
+    layoff_reaches,
     may_swap,
     meld_ends,
     nothing_fits,
@@ -238,25 +239,44 @@ class ContractState(EngineState):
 
     def _legal_draw(self) -> list[int]:
         lay = self.layout
-        if not self.discard:
+        disc = self.discard
+        if not disc:
             return [lay.DRAW_STOCK]
         acts = [lay.DRAW_STOCK, lay.DRAW_DISCARD]
-        if self.rules.deep_pickup:
-            top = len(self.discard)
-            if top >= 2 and not self.final_round and not self.opened[self.active]:
-                # before an opening the card is placeable only if the hand then makes the contract, which holds
-                # from the least such depth on (more cards never unmake a contract); ``pickup_marks`` also says
-                # where the card is in a meld of that contract (1), else (2) its other ways to the table are asked
-                g, r = self.opening_left if self.opening_left else self.contract
-                marks = pickup_marks(self.hands[self.active], self.discard, g, r, tuple(self.opening_runs), self.rules)
-                for depth in range(2, top + 1):
-                    m = marks[depth]
-                    if m == 1 or m == 2 and self._pickup_placeable(depth, makeable=True):
-                        acts.append(lay.PICKUP + depth - 2)
-            else:
-                for depth in range(2, top + 1):
-                    if self._pickup_placeable(depth):
-                        acts.append(lay.PICKUP + depth - 2)
+        top = len(disc)
+        if top < 2 or not self.rules.deep_pickup:
+            return acts
+        p = self.active
+        if not self.final_round and not self.opened[p]:
+            # before an opening the card is placeable only if the hand then makes the contract, which holds from the
+            # least such depth on (more cards never unmake a contract); ``pickup_marks`` also says where the card is
+            # in a meld of that contract (1), else (2) its other ways to the table are asked
+            g, r = self.opening_left if self.opening_left else self.contract
+            marks = pickup_marks(self.hands[p], disc, g, r, tuple(self.opening_runs), self.rules)
+            for depth in range(2, top + 1):
+                m = marks[depth]
+                if m == 1 or m == 2 and self._pickup_placeable(depth, makeable=True):
+                    acts.append(lay.PICKUP + depth - 2)
+            return acts
+        # B.1-6 / B.2-10: a deep pickup is offered only if the chosen card can reach the table this turn, asked with
+        # ``_placeable`` of the hand as it would be after taking the pile down to each depth (``_pickup_placeable``'s
+        # hand, made by adding one card a depth, all taken back after)
+        hand, sizes = self.hands[p], self.hand_size
+        hand[disc[-1]] += 1
+        sizes[p] += 1
+        added = 1
+        try:
+            for depth in range(2, top + 1):
+                c = disc[-depth]
+                hand[c] += 1
+                sizes[p] += 1
+                added = depth
+                if self._placeable(c):
+                    acts.append(lay.PICKUP + depth - 2)
+        finally:
+            for k in disc[-added:]:
+                hand[k] -= 1
+            sizes[p] -= added
         return acts
 
     def _pickup_placeable(self, depth: int, makeable: bool | None = None) -> bool:
@@ -308,9 +328,8 @@ class ContractState(EngineState):
             return False
         if self.opened_this_turn and not rules.layoff_on_opening_turn:
             return False
-        for meld in self.table:
-            if layoff_chains(hand, meld, c, rules):
-                return True
+        if layoff_reaches(hand, self.table, c, rules):
+            return True
         if rules.extra_melds_after_opening and extra_meld_with(hand, c, rules, self.layout):
             return True
         return not self.opened_this_turn and swap_takes(self.table, c, p, rules)

@@ -99,6 +99,49 @@ def layoff_chains(hand: list[int], meld: Meld, c: int, rules: Any) -> list[list[
     return out
 
 
+def layoff_reaches(hand: list[int], table: list[Meld], c: int, rules: Any) -> bool:
+    """``any(layoff_chains(hand, meld, c, rules) for meld in table)``, without building the chains (the engine's
+    "can the deep-pickup card still reach the table" test of a seat already down asks it at every depth).
+
+    A group takes ``c`` if ``layoff_fits`` says so. A joker always has a way onto a run with a free end. A natural
+    of a run's suit reaches its position (an ace: below position 2 or above 13) if the hand fills every position in
+    between: those positions' kinds are distinct and none is ``c``'s, so a chain exists when the positions the hand
+    holds no natural for are at most its jokers.
+    """
+    suit = c // NUM_RANKS
+    r0 = c % NUM_RANKS  # ``rank_of(c) - 1``
+    jokers = hand[JOKER]
+    for meld in table:
+        if meld.kind == GROUP:
+            if layoff_fits(meld, c, 0, rules):
+                return True
+            continue
+        low = meld.low
+        high = low + len(meld.cards) - 1  # ``meld.high``
+        if c == JOKER:
+            if low > 1 or high < MAX_POS:
+                return True
+            continue
+        if meld.suit != suit:
+            continue
+        base = suit * NUM_RANKS
+        for t in range(2 if r0 == 0 else 1):
+            pos = (1 if t == 0 else MAX_POS) if r0 == 0 else r0 + 1
+            if low <= pos <= high:
+                continue
+            if pos > high:
+                first, last = high + 1, pos - 1
+            else:
+                first, last = pos + 1, low - 1
+            missing = 0
+            for q in range(first, last + 1):  # ``pos_kind(suit, q)``: q is 2..13 here, never the ace
+                if not hand[base + q - 1]:
+                    missing += 1
+            if missing <= jokers:
+                return True
+    return False
+
+
 def _chain(hand: list[int], suit: int, between: range) -> list[int] | None:
     """The hand cards filling the run positions ``between`` of ``suit`` (naturals first, else jokers); None if the
     hand cannot fill them."""
@@ -207,7 +250,8 @@ from ..core._impl import install as _install  # noqa: E402
 _install(
     globals(),
     (
-        "meld_ends", "layoff_options", "layoff_ids", "layoff_chains", "_chain", "may_swap", "joker_placeable", "swap_takes",
+        "meld_ends", "layoff_options", "layoff_ids", "layoff_chains", "layoff_reaches", "_chain", "may_swap",
+        "joker_placeable", "swap_takes",
         "fits_after_layoff", "nothing_fits", "_meld_reachable",
     ),
 )
