@@ -183,33 +183,44 @@ class VectorEnv:
         self.sessions_done[:] = 0
         self.rewards.fill(0.0)
         self.done.fill(False)
+        tools = self._tools()
         for i, st in enumerate(states):
-            self._write(i, st)
+            self._write(i, st, tools)
         return self.obs, self.mask, self.seat
 
-    def _write(self, i: int, st: Any) -> None:
+    def _write(self, i: int, st: Any, tools: tuple[Any, Any, Any] | None = None) -> None:
         """Table ``i``'s seat to move, mask and observation into the arrays.
 
         The mask row and the observation are written by ``rummy_env.encoding.fast`` (compiled when the twins are
         selected): the observation straight from the engine state, as ``observer.encode_state`` (identical to
-        ``observer.encode(st.public_view(seat))``), where the observer offers it for this engine class."""
+        ``observer.encode(st.public_view(seat))``), where the observer offers it for this engine class. ``tools``:
+        ``_tools()`` of this pass over the tables (looked up once per ``step``)."""
+        write_mask, fast_fn, observed = self._tools() if tools is None else tools
         seat = st.current_player
         self.seat[i] = seat
-        write_mask = fast.write_mask
-        if write_mask is not self._views_of:
-            self._make_views()
         write_mask(self._mask_views[i], st.legal_actions())
-        if self.observe_seats[i, seat]:
+        if observed is None or observed[i][seat]:
             if st.__class__ is not self._fast_class:
                 obs = self.observer
                 self._fast_class = st.__class__ if self._fast_name and obs.fast_fits(st) and st.n == obs.n else None
             if self._fast_class is not None:
-                row = self._obs_rows[i]
-                getattr(fast, self._fast_name)(self._observers[i], st, seat, row, self._obs_views[i])
+                fast_fn(self._observers[i], st, seat, self._obs_rows[i], self._obs_views[i])
             else:
                 _encode_into(self._observers[i], st, seat, self._obs_rows[i])
         else:
             self._obs_rows[i].fill(0.0)
+
+    def _tools(self) -> tuple[Any, Any, Any]:
+        """What ``_write`` needs, read once per pass over the tables: the fast path's ``write_mask`` (the rows'
+        views made again if another implementation was selected since), its encoder by name (looked up now, so a
+        caller that wraps it, as ``rummy bench`` does, is seen), and ``observe_seats`` as lists (None when every
+        seat is observed)."""
+        write_mask = fast.write_mask
+        if write_mask is not self._views_of:
+            self._make_views()
+        fast_fn = getattr(fast, self._fast_name) if self._fast_name else None
+        observe = self.observe_seats
+        return write_mask, fast_fn, None if observe.all() else observe.tolist()
 
     def _make_views(self) -> None:
         """The rows' views for the fast path's functions (``fast.float_view`` / ``fast.byte_view``): the twin takes
@@ -264,12 +275,13 @@ class VectorEnv:
         rewards.fill(0.0)
         done.fill(False)
         states, nres = self._states, self._nres
+        tools = self._tools()
         for i, act in enumerate(acts):
             st = states[i]
             st.apply_legal(act)  # ``_check_actions`` found it in the table's legal actions
             if len(st.round_results) != nres[i] or st.is_terminal():
                 st = self._settle(i, st)
-            self._write(i, st)
+            self._write(i, st, tools)
         return self.obs, self.mask, self.seat, rewards, done
 
     def random_actions(self, rng: np.random.Generator) -> np.ndarray:
