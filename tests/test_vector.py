@@ -9,7 +9,7 @@ from rummy_env.engine import IllegalActionError
 from rummy_env.envs import session
 from rummy_env.envs.base import NotResetError
 from rummy_env.registry import UnknownProfileError, game
-from rummy_env.vector import VectorConfigError, VectorEnv, bench_vector, random_legal_actions
+from rummy_env.vector import EmptyMaskError, VectorConfigError, VectorEnv, bench_vector, random_legal_actions
 
 # (profile, env_config): every profile and player count, every reward mode, a turn-capped session
 CASES = [
@@ -221,6 +221,9 @@ def test_random_actions_are_random_legal_actions_of_the_mask(profile, config):
         _obs, mask, _seat, _r, done = vec.step(got)
         done_seen += int(done.sum())
     assert done_seen > 0  # the comparison also ran across auto-resets
+    vec._states[2]._legal = []  # a table with nothing to decide (never left so by step: sessions are dealt again)
+    with pytest.raises(EmptyMaskError, match=r"tables \[2\]"):
+        vec.random_actions(np.random.default_rng(0))
 
 
 def test_bench_vector_reports_decisions_per_second():

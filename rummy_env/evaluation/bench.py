@@ -101,7 +101,8 @@ def bench_vector_env(profile: str, num_envs: int, seconds: float, seed: int = 0,
     of the loop's parts: ``step_time_share`` (inside ``vec.step``: engine, legal actions, masks, observations,
     rewards, auto-reset), of it ``observation_time_share`` (the observer's fast path ``rummy_env.encoding.fast``,
     or its ``encode``, every table every step; None if this VectorEnv goes through neither), and
-    ``sampling_time_share`` (``vec.random_actions``, the same actions as ``random_legal_actions(mask, rng)``). ``memory``: also the bytes per table (``table_memory``).
+    ``sampling_time_share`` (``vec.random_actions``, the same actions as ``random_legal_actions(mask, rng)``).
+    ``memory``: also the bytes per table (``table_memory``).
     """
     _check_seconds(seconds)
     import numpy as np

@@ -27,6 +27,7 @@ from ..envs.session import (
     session_results,
 )
 from ..registry import game
+from .sampling import EmptyMaskError
 from .table import TableEnv
 
 #: AEC-env arguments that have no meaning for a batched env (no rendering, no truncation, illegal actions raise)
@@ -288,13 +289,17 @@ class VectorEnv:
         """One uniformly random legal action per table, int64 ``(num_envs,)``: the same actions as
         ``random_legal_actions(vec.mask, rng)`` from the same ``rng`` state (one ``rng.random(num_envs)`` draw; row
         i's pick is its ``floor(u[i] * count)``-th legal id in ascending order), drawn from each table's sorted
-        legal list instead of a scan of the mask: the random player of benchmarks and of seats played by nobody.
-        It reads the tables, not ``mask``: a mask the caller edited is not taken into account."""
+        legal list instead of a scan of the mask (the benchmarks' random player). It reads the tables, not
+        ``mask``: a mask the caller edited is not taken into account. A table without a legal action (none, while
+        every finished session is dealt again) raises ``EmptyMaskError`` as ``random_legal_actions`` does."""
         if not self._was_reset:
             raise NotResetError("VectorEnv.random_actions() before reset(): call vec.reset(seed=...) first")
         picks = []
         for st, u in zip(self._states, rng.random(self.num_envs).tolist()):
             legal = st.legal_actions()
+            if not legal:
+                empty = [i for i, t in enumerate(self._states) if not t.legal_actions()]
+                raise EmptyMaskError(f"tables {empty[:10]} have no legal action")
             picks.append(legal[int(u * len(legal))])
         return np.array(picks, dtype=np.int64)
 
