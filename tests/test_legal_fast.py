@@ -321,20 +321,27 @@ def _spec_layoff_ids(st: Any, own_only: bool) -> list[int]:
     return out
 
 
+def _layoff_pair(name: str) -> tuple[Any, Any]:
+    """``contract_layoff.<name>``: the pure-Python reference and its compiled twin (None without a build; a failure
+    under CI, which must test both)."""
+    from test_compiled import IN_CI
+
+    py = _impl.functions("python")["rummy_env.rules.contract_layoff"][name]
+    twin = None
+    if _impl.compiled_available():
+        twin = getattr(importlib.import_module("rummy_env._compiled.contract_layoff"), name)
+    elif IN_CI:
+        pytest.fail(f"CI must test both implementations: the compiled twins are not built; {_impl.BUILD_HINT}")
+    return py, twin
+
+
 @pytest.mark.parametrize("profile,overrides", RULES + [("contract_gamerules", {"num_players": 5})])
 def test_the_typed_layoff_listing_answers_as_its_definition(profile: str, overrides: dict[str, Any]) -> None:
     """``contract_layoff.layoff_ids`` (the engine's ``_layoff_actions``; C-typed in its twin by
     ``_compiled/contract_layoff.pxd``), twin and pure Python, against its definition at every act decision of a
     seat already down in random games of every contract-family rules object (A.1-11: lay off on any table meld;
     A.1-12: a card must remain to discard)."""
-    from test_compiled import IN_CI
-
-    py = _impl.functions("python")["rummy_env.rules.contract_layoff"]["layoff_ids"]
-    twin = None
-    if _impl.compiled_available():
-        twin = importlib.import_module("rummy_env._compiled.contract_layoff").layoff_ids
-    elif IN_CI:
-        pytest.fail(f"CI must test both implementations: the compiled twins are not built; {_impl.BUILD_HINT}")
+    py, twin = _layoff_pair("layoff_ids")
     g = game(profile)
     rules = g.rules(**overrides)
     rng = random.Random(len(profile) + len(overrides))
@@ -365,15 +372,8 @@ def test_the_lay_off_reach_test_answers_as_the_chains(profile: str, overrides: d
     down: B.1-6 "the card ... must be played", a lay-off through a chain of hand cards), twin and pure Python,
     against its definition ``any(layoff_chains(hand, meld, c, rules) for meld in table)`` for every kind (held or
     not, the joker included) at act decisions of random games, with the hand given extra random cards."""
-    from test_compiled import IN_CI
-
-    layoff = _impl.functions("python")["rummy_env.rules.contract_layoff"]
-    py, chains = layoff["layoff_reaches"], layoff["layoff_chains"]
-    twin = None
-    if _impl.compiled_available():
-        twin = importlib.import_module("rummy_env._compiled.contract_layoff").layoff_reaches
-    elif IN_CI:
-        pytest.fail(f"CI must test both implementations: the compiled twins are not built; {_impl.BUILD_HINT}")
+    py, twin = _layoff_pair("layoff_reaches")
+    chains = _impl.functions("python")["rummy_env.rules.contract_layoff"]["layoff_chains"]
     g = game(profile)
     rules = g.rules(**overrides)
     rng = random.Random(7 + len(profile) + len(overrides))
