@@ -31,7 +31,7 @@ cdef void _known(float[::1] out, Py_ssize_t kn, object known, Py_ssize_t me, Py_
                ac=Py_ssize_t, of=Py_ssize_t, lb=Py_ssize_t, ol=Py_ssize_t, td=Py_ssize_t, tu=Py_ssize_t,
                kn=Py_ssize_t, mp=Py_ssize_t, rnd=Py_ssize_t, i=Py_ssize_t, p=Py_ssize_t, active=Py_ssize_t,
                this_turn=cython.bint, block=Py_ssize_t, segv="float[::1]", score=cython.double, s=cython.double, high=cython.double, at=Py_ssize_t,
-               t=cython.double)
+               t=cython.double, d=dict)
 cpdef void encode_contract_state(object obs, object st, Py_ssize_t seat, object arr, float[::1] out) except *
 
 @cython.locals(n=Py_ssize_t, h=Py_ssize_t, dc=Py_ssize_t, dt=Py_ssize_t, ps=Py_ssize_t, kn=Py_ssize_t,

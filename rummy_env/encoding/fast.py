@@ -139,22 +139,23 @@ def encode_contract_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -> N
     ``obs.size`` items; ``out``: a memoryview of it), as ``obs.encode(st.public_view(seat), out=arr)`` does.
     ``obs``: the ``ContractObserver`` (its offsets and its cache of encoded tables)."""
     _clear(arr, out)
+    d = st.__dict__  # every field read below is an instance attribute (the snapshots default to None)
     n = obs.n
     h, dc, dt, ps, tb, hs, op, sc, rd, ct, ph, ac, of, lb, ol, td, tu, kn, mp = obs._fast_offsets
-    rs = st._round_snap
-    if rs is None or rs[0] != st.round_index or rs[1] != st.dealer:
+    rs = d.get("_round_snap")
+    if rs is None or rs[0] != d["round_index"] or rs[1] != d["dealer"]:
         rs = _contract_round(st)
     rnd = rs[6]
     contract = rs[7]
-    discard = st.discard
-    _cards(out, h, dc, dt, ps, st.hands[seat], discard, len(st.stock), obs.shoe_size)
-    known = st._known_snap  # the view's snapshot when there is one; else the rows it would copy
+    discard = d["discard"]
+    _cards(out, h, dc, dt, ps, d["hands"][seat], discard, len(d["stock"]), obs.shoe_size)
+    known = d.get("_known_snap")  # the view's snapshot when there is one; else the rows it would copy
     if known is None:
-        known = st.known
+        known = d["known"]
     _known(out, kn, known, seat, n)
-    melds = st._table_snap
+    melds = d.get("_table_snap")
     if melds is None:
-        melds = st._table_snap = _seat_melds(st.seat_melds)
+        melds = st._table_snap = _seat_melds(d["seat_melds"])
     if melds is not obs._fast_table_key:  # the engine's snapshot of the table changed: encode it again, once
         obs._fast_table_key = melds
         seg = table_segment(melds, 0, n, obs.max_melds, obs.slots)
@@ -167,8 +168,8 @@ def encode_contract_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -> N
             p = (seat + i) % n
             if melds[p]:
                 _copy(out, tb + i * block, segv, p * block, block)
-    sizes, opened, scores, highs = st.hand_size, st.opened, st.scores, obs._scores_high
-    active, this_turn = st.active, st.opened_this_turn
+    sizes, opened, scores, highs = d["hand_size"], d["opened"], d["scores"], obs._scores_high
+    active, this_turn = d["active"], d["opened_this_turn"]
     for i in range(n):
         p = (seat + i) % n
         out[hs + i] = sizes[p] / 20.0
@@ -184,7 +185,7 @@ def encode_contract_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -> N
     out[rd + rnd - 1] = 1.0
     out[ct] = contract[0] / 3.0
     out[ct + 1] = contract[1] / 3.0
-    phase = st.phase
+    phase = d["phase"]
     at = obs.phase_index.get(phase, -1)
     if at >= 0:
         out[ph + at] = 1.0
@@ -192,18 +193,18 @@ def encode_contract_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -> N
     if phase == "buy":
         if discard:
             out[of + discard[len(discard) - 1]] = 1.0
-        if st.last_buyer >= 0:
-            out[lb + (st.last_buyer - seat) % n] = 1.0
-    left = st.opening_left
+        if d["last_buyer"] >= 0:
+            out[lb + (d["last_buyer"] - seat) % n] = 1.0
+    left = d["opening_left"]
     if left:
         out[ol] = left[0] / 3.0
         out[ol + 1] = left[1] / 3.0
-    if st.taken_pending and st.taken_discard >= 0:
-        out[td + st.taken_discard] = 1.0
-    t = st.turn / obs.turn_cap
+    if d["taken_pending"] and d["taken_discard"] >= 0:
+        out[td + d["taken_discard"]] = 1.0
+    t = d["turn"] / obs.turn_cap
     out[tu] = t if t < 1.0 else 1.0
-    if st.must_place >= 0 and mp >= 0:
-        out[mp + st.must_place] = 1.0
+    if d["must_place"] >= 0 and mp >= 0:
+        out[mp + d["must_place"]] = 1.0
 
 
 def encode_continental_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -> None:
