@@ -247,53 +247,39 @@ class ContractState(EngineState):
         if top < 2 or not self.rules.deep_pickup:
             return acts
         p = self.active
+        marks = None
         if not self.final_round and not self.opened[p]:
             # before an opening the card is placeable only if the hand then makes the contract, which holds from the
             # least such depth on (more cards never unmake a contract); ``pickup_marks`` also says where the card is
             # in a meld of that contract (1), else (2) its other ways to the table are asked
             g, r = self.opening_left if self.opening_left else self.contract
             marks = pickup_marks(self.hands[p], disc, g, r, tuple(self.opening_runs), self.rules)
-            for depth in range(2, top + 1):
-                m = marks[depth]
-                if m == 1 or m == 2 and self._pickup_placeable(depth, makeable=True):
-                    acts.append(lay.PICKUP + depth - 2)
-            return acts
         # B.1-6 / B.2-10: a deep pickup is offered only if the chosen card can reach the table this turn, asked with
-        # ``_placeable`` of the hand as it would be after taking the pile down to each depth (``_pickup_placeable``'s
-        # hand, made by adding one card a depth, all taken back after)
+        # ``_placeable`` of the hand as it would be after taking the pile down to that depth: the pile's cards are
+        # added to the hand from the top as far as the deepest depth asked so far, and all taken back after
+        makeable = True if marks is not None else None
         hand, sizes = self.hands[p], self.hand_size
-        hand[disc[-1]] += 1
-        sizes[p] += 1
-        added = 1
+        size = sizes[p]
+        added = 0
         try:
             for depth in range(2, top + 1):
-                c = disc[-depth]
-                hand[c] += 1
-                sizes[p] += 1
-                added = depth
-                if self._placeable(c):
+                if marks is not None:
+                    m = marks[depth]
+                    if m != 2:
+                        if m == 1:
+                            acts.append(lay.PICKUP + depth - 2)
+                        continue
+                while added < depth:
+                    added += 1
+                    hand[disc[-added]] += 1
+                sizes[p] = size + added
+                if self._placeable(disc[-depth], makeable):
                     acts.append(lay.PICKUP + depth - 2)
         finally:
-            for k in disc[-added:]:
+            for k in disc[top - added :]:
                 hand[k] -= 1
-            sizes[p] -= added
+            sizes[p] = size
         return acts
-
-    def _pickup_placeable(self, depth: int, makeable: bool | None = None) -> bool:
-        """B.1-6 / B.2-10: a deep pickup is offered only if the chosen card can reach the table this turn
-        (``makeable``: ``_placeable``'s contract test, when already known)."""
-        p = self.active
-        hand = self.hands[p]
-        picked = self.discard[-depth:]
-        for k in picked:
-            hand[k] += 1
-        self.hand_size[p] += depth
-        try:
-            return self._placeable(self.discard[-depth], makeable)
-        finally:
-            for k in picked:
-                hand[k] -= 1
-            self.hand_size[p] -= depth
 
     def _placeable(self, c: int, makeable: bool | None = None) -> bool:
         """Can the active player still put a card of kind ``c`` (in hand) on the table during this turn?

@@ -189,14 +189,14 @@ class VectorEnv:
             self._write(i, st, tools)
         return self.obs, self.mask, self.seat
 
-    def _write(self, i: int, st: Any, tools: tuple[Any, Any, Any] | None = None) -> None:
+    def _write(self, i: int, st: Any, tools: tuple[Any, Any, Any]) -> None:
         """Table ``i``'s seat to move, mask and observation into the arrays.
 
         The mask row and the observation are written by ``rummy_env.encoding.fast`` (compiled when the twins are
         selected): the observation straight from the engine state, as ``observer.encode_state`` (identical to
         ``observer.encode(st.public_view(seat))``), where the observer offers it for this engine class. ``tools``:
-        ``_tools()`` of this pass over the tables (looked up once per ``step``)."""
-        write_mask, fast_fn, observed = self._tools() if tools is None else tools
+        ``_tools()`` of this pass over the tables (looked up once per ``reset`` / ``step``)."""
+        write_mask, fast_fn, observed = tools
         seat = st.current_player
         self.seat[i] = seat
         write_mask(self._mask_views[i], st.legal_actions())
