@@ -24,7 +24,7 @@ import numpy as np
 from ..core._impl import install
 from ..core.cards import JOKER, NUM_KINDS
 from ..core.melds import GROUP
-from ..engine.view import NO_CARDS, _continental_round, _contract_round, _seat_melds
+from ..engine.view import _continental_round, _contract_round, _seat_melds
 
 #: true only in the compiled twin (``rummy_env._compiled.fast_observation``), which clears the row with a C loop
 _TYPED = __name__.startswith("rummy_env._compiled.")
@@ -122,11 +122,10 @@ def _copy(out: Any, at: int, seg: Any, start: int, length: int) -> None:
 
 def _known(out: Any, kn: int, known: Any, me: int, n: int) -> None:
     """The ``known`` piece: per opponent in seat order after ``me``, the copies publicly known in that hand
-    (``known``: the engine's snapshot, whose empty rows are ``NO_CARDS``, or its rows themselves)."""
+    (``known``: the engine's rows, a list of ``NUM_KINDS`` counts per seat; lists in the twin, which reads them as
+    such)."""
     for i in range(1, n):
         row = known[(me + i) % n]
-        if row is NO_CARDS:
-            continue
         at = kn + (i - 1) * NUM_KINDS
         for k in range(NUM_KINDS):
             c = row[k]
@@ -137,42 +136,44 @@ def _known(out: Any, kn: int, known: Any, me: int, n: int) -> None:
 def encode_contract_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -> None:
     """Write seat ``seat``'s observation of the Contract-family engine state ``st`` into ``arr`` (a float32 row of
     ``obs.size`` items; ``out``: a memoryview of it), as ``obs.encode(st.public_view(seat), out=arr)`` does.
-    ``obs``: the ``ContractObserver`` (its offsets and its cache of encoded tables)."""
+    ``obs``: the ``ContractObserver`` (``_fast_consts``: its sizes and offsets in one tuple; ``_fast_table``: its
+    cache of the encoded table). The engine's piles, hands, known rows, sizes, flags and scores are lists (the
+    twin reads them as lists)."""
     _clear(arr, out)
-    d = st.__dict__  # every field read below is an instance attribute (the snapshots default to None)
-    n = obs.n
-    h, dc, dt, ps, tb, hs, op, sc, rd, ct, ph, ac, of, lb, ol, td, tu, kn, mp = obs._fast_offsets
+    # a Contract state has over 30 fields, so CPython 3.11 keeps them in a real dict (no inline values): read there,
+    # one hash look-up each (a typed dict in the twin) where an attribute look-up also searches the type
+    d = st.__dict__
+    (n, shoe_size, block, turn_cap, highs, phase_index,
+     h, dc, dt, ps, tb, hs, op, sc, rd, ct, ph, ac, of, lb, ol, td, tu, kn, mp) = obs._fast_consts  # fmt: skip
     rs = d.get("_round_snap")
     if rs is None or rs[0] != d["round_index"] or rs[1] != d["dealer"]:
         rs = _contract_round(st)
     rnd = rs[6]
     contract = rs[7]
     discard = d["discard"]
-    _cards(out, h, dc, dt, ps, d["hands"][seat], discard, len(d["stock"]), obs.shoe_size)
-    known = d.get("_known_snap")  # the view's snapshot when there is one; else the rows it would copy
-    if known is None:
-        known = d["known"]
-    _known(out, kn, known, seat, n)
+    _cards(out, h, dc, dt, ps, d["hands"][seat], discard, len(d["stock"]), shoe_size)
+    _known(out, kn, d["known"], seat, n)  # the rows a view's snapshot (``_known_snap``) copies
     melds = d.get("_table_snap")
     if melds is None:
         melds = st._table_snap = _seat_melds(d["seat_melds"])
-    if melds is not obs._fast_table_key:  # the engine's snapshot of the table changed: encode it again, once
-        obs._fast_table_key = melds
+    cache = obs._fast_table  # [table snapshot, its encoded view or False for an empty table]
+    if melds is not cache[0]:  # the engine's snapshot of the table changed: encode it again, once
         seg = table_segment(melds, 0, n, obs.max_melds, obs.slots)
-        obs._fast_table = False if seg is None else float_view(seg)  # the view its copies read, made once
-    seg = obs._fast_table
+        cache[0] = melds
+        cache[1] = False if seg is None else float_view(seg)  # the view its copies read, made once
+    seg = cache[1]
     if seg is not False:  # the melds of each owner (seat 0's order) moved to the viewer's seat order
         segv = seg
-        block = obs.max_melds * MELD_FEATURES
         for i in range(n):
             p = (seat + i) % n
             if melds[p]:
                 _copy(out, tb + i * block, segv, p * block, block)
-    sizes, opened, scores, highs = d["hand_size"], d["opened"], d["scores"], obs._scores_high
+    sizes, opened, scores = d["hand_size"], d["opened"], d["scores"]
     active, this_turn = d["active"], d["opened_this_turn"]
     for i in range(n):
         p = (seat + i) % n
-        out[hs + i] = sizes[p] / 20.0
+        size = sizes[p]
+        out[hs + i] = size / 20.0
         if opened[p]:
             out[op + 2 * i] = 1.0
             if p == active and this_turn:
@@ -186,7 +187,7 @@ def encode_contract_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -> N
     out[ct] = contract[0] / 3.0
     out[ct + 1] = contract[1] / 3.0
     phase = d["phase"]
-    at = obs.phase_index.get(phase, -1)
+    at = phase_index.get(phase, -1)
     if at >= 0:
         out[ph + at] = 1.0
         out[ac + (active - seat) % n] = 1.0
@@ -201,7 +202,7 @@ def encode_contract_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -> N
         out[ol + 1] = left[1] / 3.0
     if d["taken_pending"] and d["taken_discard"] >= 0:
         out[td + d["taken_discard"]] = 1.0
-    t = d["turn"] / obs.turn_cap
+    t = d["turn"] / turn_cap
     out[tu] = t if t < 1.0 else 1.0
     if d["must_place"] >= 0 and mp >= 0:
         out[mp + d["must_place"]] = 1.0
@@ -209,20 +210,20 @@ def encode_contract_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -> N
 
 def encode_continental_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -> None:
     """Write seat ``seat``'s observation of the Continental engine state ``st`` into ``arr`` (``out``: a memoryview
-    of it), as ``obs.encode(st.public_view(seat), out=arr)`` does (``obs``: the ``ContinentalObserver``)."""
+    of it), as ``obs.encode(st.public_view(seat), out=arr)`` does (``obs``: the ``ContinentalObserver``; its
+    ``_fast_consts`` as in ``encode_contract_state``)."""
     _clear(arr, out)
-    n = obs.n
-    h, dc, dt, ps, kn, ft, bal, dl, ph, ac, td, tu = obs._fast_offsets
+    # read as attributes, never through ``st.__dict__``: a Continental state's fields are few enough for CPython 3.11
+    # to keep them inline, and asking for its ``__dict__`` would make one that deoptimises the engine's every
+    # attribute access (+9 % instructions a decision, measured)
+    n, shoe_size, last, turn_cap, highs, phase_index, h, dc, dt, ps, kn, ft, bal, dl, ph, ac, td, tu = obs._fast_consts
     rs = st._round_snap
     if rs is None or rs[0] != st.deal_index or rs[1] != st.dealer:
         rs = _continental_round(st)
     rnd = rs[6]
-    _cards(out, h, dc, dt, ps, st.hands[seat], st.discard, len(st.stock), obs.shoe_size)
-    known = st._known_snap  # the view's snapshot when there is one; else the rows it would copy
-    if known is None:
-        known = st.known
-    _known(out, kn, known, seat, n)
-    turns_taken, scores, highs = st.turns_taken, st.scores, obs._bal_high
+    _cards(out, h, dc, dt, ps, st.hands[seat], st.discard, len(st.stock), shoe_size)
+    _known(out, kn, st.known, seat, n)  # the rows a view's snapshot (``_known_snap``) copies
+    turns_taken, scores = st.turns_taken, st.scores
     for i in range(n):
         p = (seat + i) % n
         if turns_taken[p] == 0:
@@ -238,15 +239,16 @@ def encode_continental_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -
                 mag = -b
             high = highs[j]
             out[bal + j] = mag if mag < high else high
-    last = obs.num_deals - 1
     out[dl + (rnd - 1 if rnd - 1 < last else last)] = 1.0
-    at = obs.phase_index.get(st.phase, -1)
+    phase = st.phase
+    at = phase_index.get(phase, -1)
     if at >= 0:
         out[ph + at] = 1.0
         out[ac + (st.active - seat) % n] = 1.0
-    if st.taken_discard >= 0:
-        out[td + st.taken_discard] = 1.0
-    t = st.turn / obs.turn_cap
+    taken = st.taken_discard
+    if taken >= 0:
+        out[td + taken] = 1.0
+    t = st.turn / turn_cap
     out[tu] = t if t < 1.0 else 1.0
 
 

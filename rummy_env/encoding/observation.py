@@ -358,18 +358,23 @@ class ContractObserver:
                 "opening_left", "taken_discard", "turn", "must_place", "known",
             )
         )  # fmt: skip
-        #: the offsets ``encoding.fast.encode_contract_state`` reads (-1: a piece this profile lacks), and its own
-        #: cache of the encoded table (key: the engine's table snapshot; melds in seat 0's order; False: empty)
-        self._fast_offsets = tuple(
-            o.get(name, -1)
-            for name in (
-                "hand", "discard_counts", "discard_top", "pile_sizes", "table", "hand_sizes", "opened", "scores",
-                "round", "contract", "phase", "active", "offered", "last_buyer", "opening_left", "taken_discard",
-                "turn", "known", "must_place",
-            )
+        #: what ``encoding.fast.encode_contract_state`` reads on every call, in one tuple (one look-up): the seat
+        #: count, the shoe size, the items of one seat's table block, the turn cap, the score clip bounds, the phase
+        #: index, then the offsets of the pieces (-1: a piece this profile lacks)
+        self._fast_consts = (
+            n, self.shoe_size, max_melds * MELD_FEATURES, self.turn_cap, self._scores_high, self.phase_index,
+            *(
+                o.get(name, -1)
+                for name in (
+                    "hand", "discard_counts", "discard_top", "pile_sizes", "table", "hand_sizes", "opened", "scores",
+                    "round", "contract", "phase", "active", "offered", "last_buyer", "opening_left", "taken_discard",
+                    "turn", "known", "must_place",
+                )
+            ),
         )  # fmt: skip
-        self._fast_table_key: Any = None
-        self._fast_table: Any = False
+        #: its cache of the encoded table: [the engine's table snapshot (compared by identity), its encoding with
+        #: the melds in seat 0's order (``fast.float_view`` of it; False: an empty table)]
+        self._fast_table: list[Any] = [None, False]
 
     def _table_segment(self, v: Any) -> np.ndarray | None:
         """The ``table`` piece of view ``v`` (float32; None for an empty table)."""
@@ -546,13 +551,17 @@ class ContinentalObserver:
             self._o[name]
             for name in ("known", "first_turn", "balances", "deal", "phase", "active", "taken_discard", "turn")
         )
-        #: the offsets ``encoding.fast.encode_continental_state`` reads
-        self._fast_offsets = tuple(
-            self._o[name]
-            for name in (
-                "hand", "discard_counts", "discard_top", "pile_sizes", "known", "first_turn", "balances", "deal",
-                "phase", "active", "taken_discard", "turn",
-            )
+        #: what ``encoding.fast.encode_continental_state`` reads on every call, in one tuple: the seat count, the
+        #: shoe size, the last deal's index, the turn cap, the balance clip bounds, the phase index, then the offsets
+        self._fast_consts = (
+            n, self.shoe_size, self.num_deals - 1, self.turn_cap, self._bal_high, self.phase_index,
+            *(
+                self._o[name]
+                for name in (
+                    "hand", "discard_counts", "discard_top", "pile_sizes", "known", "first_turn", "balances", "deal",
+                    "phase", "active", "taken_discard", "turn",
+                )
+            ),
         )  # fmt: skip
 
     #: as ``ContractObserver.FAST_FUNCTION``

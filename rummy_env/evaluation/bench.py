@@ -125,7 +125,7 @@ def bench_vector_env(profile: str, num_envs: int, seconds: float, seed: int = 0,
         return out
 
     observer.encode = timed_encode  # an instance attribute: the class and every other observer stay as they are
-    # the observers' fast path (``rummy_env.encoding.fast``, which ``VectorEnv._write`` looks up by name on each
+    # the observers' fast path (``rummy_env.encoding.fast``, which ``VectorEnv._write_all`` looks up by name on each
     # call): timed for every table, and restored after
     from ..encoding import fast
 

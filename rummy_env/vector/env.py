@@ -47,7 +47,7 @@ def _encode_takes_out(observer_type: type) -> bool:
 
 
 def _encode_into(observer: Any, state: Any, seat: int, out_row: np.ndarray) -> None:
-    """Write ``seat``'s observation of ``state`` into ``out_row`` (the one place that calls the observer; ``_write``
+    """Write ``seat``'s observation of ``state`` into ``out_row`` (the one place that calls the observer; ``_write_all``
     takes the observer's fast path itself): ``encode_state`` where the observer has it (the built-in observers:
     straight from the state, ``rummy_env.encoding.fast``), else ``encode(state, seat)``."""
     encode_state = getattr(observer, "encode_state", None)
@@ -142,6 +142,7 @@ class VectorEnv:
         #: per table and seat: write the observation when that seat is to move (False: the row is zeros instead;
         #: for seats played by bots that read ``table(i)``, which saves the observer's time). All True at first.
         self.observe_seats = np.ones((e, n), dtype=bool)
+        self._all_observed = self.observe_seats.tobytes()
         self._mask_rows = list(self.mask)
         #: per table: the ``results()`` dict of its last finished session (None until one finishes)
         self.final_results: list[dict[str, Any] | None] = [None] * e
@@ -184,44 +185,42 @@ class VectorEnv:
         self.sessions_done[:] = 0
         self.rewards.fill(0.0)
         self.done.fill(False)
-        tools = self._tools()
-        for i, st in enumerate(states):
-            self._write(i, st, tools)
+        self._write_all()
         return self.obs, self.mask, self.seat
 
-    def _write(self, i: int, st: Any, tools: tuple[Any, Any, Any]) -> None:
-        """Table ``i``'s seat to move, mask and observation into the arrays.
+    def _write_all(self) -> None:
+        """Every table's seat to move, mask and observation into the arrays (one pass, after ``reset`` / ``step``).
 
         The mask row and the observation are written by ``rummy_env.encoding.fast`` (compiled when the twins are
         selected): the observation straight from the engine state, as ``observer.encode_state`` (identical to
-        ``observer.encode(st.public_view(seat))``), where the observer offers it for this engine class. ``tools``:
-        ``_tools()`` of this pass over the tables (looked up once per ``reset`` / ``step``)."""
-        write_mask, fast_fn, observed = tools
-        seat = st.current_player
-        self.seat[i] = seat
-        write_mask(self._mask_views[i], st.legal_actions())
-        if observed is None or observed[i][seat]:
-            if st.__class__ is not self._fast_class:
-                obs = self.observer
-                self._fast_class = st.__class__ if self._fast_name and obs.fast_fits(st) and st.n == obs.n else None
-            if self._fast_class is not None:
-                fast_fn(self._observers[i], st, seat, self._obs_rows[i], self._obs_views[i])
-            else:
-                _encode_into(self._observers[i], st, seat, self._obs_rows[i])
-        else:
-            self._obs_rows[i].fill(0.0)
-
-    def _tools(self) -> tuple[Any, Any, Any]:
-        """What ``_write`` needs, read once per pass over the tables: the fast path's ``write_mask`` (the rows'
-        views made again if another implementation was selected since), its encoder by name (looked up now, so a
-        caller that wraps it, as ``rummy bench`` does, is seen), and ``observe_seats`` as lists (None when every
-        seat is observed)."""
+        ``observer.encode(st.public_view(seat))``), where the observer offers it for this engine class. Looked up
+        once per pass: the fast path's ``write_mask`` (the rows' views made again if another implementation was
+        selected since), its encoder by name (so a caller that wraps it, as ``rummy bench`` does, is seen), and
+        ``observe_seats`` as lists (None while every seat is observed)."""
         write_mask = fast.write_mask
         if write_mask is not self._views_of:
             self._make_views()
         fast_fn = getattr(fast, self._fast_name) if self._fast_name else None
         observe = self.observe_seats
-        return write_mask, fast_fn, None if observe.all() else observe.tolist()
+        # a byte comparison costs a twentieth of ``observe.all()``; any other content, dtype or shape: the lists
+        observed = None if observe.tobytes() == self._all_observed else observe.tolist()
+        seats, mask_views, obs_rows = self.seat, self._mask_views, self._obs_rows
+        obs_views, observers = self._obs_views, self._observers
+        for i, st in enumerate(self._states):
+            seat = st.current_player
+            seats[i] = seat
+            write_mask(mask_views[i], st.legal_actions())
+            if observed is None or observed[i][seat]:
+                if st.__class__ is not self._fast_class:
+                    obs = self.observer
+                    fits = self._fast_name and obs.fast_fits(st) and st.n == obs.n
+                    self._fast_class = st.__class__ if fits else None
+                if self._fast_class is not None:
+                    fast_fn(observers[i], st, seat, obs_rows[i], obs_views[i])
+                else:
+                    _encode_into(observers[i], st, seat, obs_rows[i])
+            else:
+                obs_rows[i].fill(0.0)
 
     def _make_views(self) -> None:
         """The rows' views for the fast path's functions (``fast.float_view`` / ``fast.byte_view``): the twin takes
@@ -276,13 +275,12 @@ class VectorEnv:
         rewards.fill(0.0)
         done.fill(False)
         states, nres = self._states, self._nres
-        tools = self._tools()
         for i, act in enumerate(acts):
             st = states[i]
             st.apply_legal(act)  # ``_check_actions`` found it in the table's legal actions
             if len(st.round_results) != nres[i] or st.is_terminal():
-                st = self._settle(i, st)
-            self._write(i, st, tools)
+                self._settle(i, st)  # a finished session's table is dealt again (``states[i]`` replaced)
+        self._write_all()  # the tables are independent: all applied, then all written
         return self.obs, self.mask, self.seat, rewards, done
 
     def random_actions(self, rng: np.random.Generator) -> np.ndarray:
