@@ -146,7 +146,13 @@ class ContractState(EngineState):
         return rules.final_round_all_at_once and self.rounds[self.round_index] == len(rules.contracts)  # num_rounds
 
     def _clear_round(self) -> None:
+        """Empty the table, hands and piles of a round about to start (its ``rounds[round_index]`` already set: by
+        ``_deal`` and by the scenario loader); the round's fixed facts are read here once."""
         n = self.n
+        rules, rnd = self.rules, self.rounds[self.round_index]
+        #: ``final_round`` and ``contract`` of this round, read on every decision (the properties compute them)
+        self._final = rules.final_round_all_at_once and rnd == len(rules.contracts)
+        self._contract = rules.contracts[rnd - 1]
         self.hands = [[0] * NUM_KINDS for _ in range(n)]
         self.hand_size = [0] * n
         self.known = [[0] * NUM_KINDS for _ in range(n)]
@@ -248,11 +254,11 @@ class ContractState(EngineState):
             return acts
         p = self.active
         marks = None
-        if not self.final_round and not self.opened[p]:
+        if not self._final and not self.opened[p]:
             # before an opening the card is placeable only if the hand then makes the contract, which holds from the
             # least such depth on (more cards never unmake a contract); ``pickup_marks`` also says where the card is
             # in a meld of that contract (1), else (2) its other ways to the table are asked
-            g, r = self.opening_left if self.opening_left else self.contract
+            g, r = self.opening_left if self.opening_left else self._contract
             marks = pickup_marks(self.hands[p], disc, g, r, tuple(self.opening_runs), self.rules)
         # B.1-6 / B.2-10: a deep pickup is offered only if the chosen card can reach the table this turn, asked with
         # ``_placeable`` of the hand as it would be after taking the pile down to that depth: the pile's cards are
@@ -287,10 +293,10 @@ class ContractState(EngineState):
         p = self.active
         hand = self.hands[p]
         rules = self.rules
-        if self.final_round:
+        if self._final:
             return self._final_layout(keep=c) is not None
         if not self.opened[p]:
-            g, r = self.opening_left if self.opening_left else self.contract
+            g, r = self.opening_left if self.opening_left else self._contract
             declared = tuple(self.opening_runs)
             if makeable is None:
                 makeable = can_make_contract(hand, g, r, rules, declared)
@@ -341,11 +347,11 @@ class ContractState(EngineState):
         p = self.active
         hand = self.hands[p]
         acts: list[int] = []
-        if self.final_round:
+        if self._final:
             if self.rules.final_round_all_at_once and self._final_layout() is not None:
                 acts.append(lay.GO_OUT)
         elif not self.opened[p]:
-            g, r = self.contract
+            g, r = self._contract
             acts.extend(self._meld_candidates(g, r))
         elif not self.opened_this_turn or self.rules.layoff_on_opening_turn:
             acts.extend(self._layoff_actions())
@@ -400,7 +406,7 @@ class ContractState(EngineState):
         ``keep`` nor the deep-pickup card may be the discard (they must reach the table), nor the card taken from
         the discard pile (A.2-4 / B.1-6)."""
         return final_layout(
-            self.hands[self.active], self.contract, self.rules, keep=(keep, self.must_place), banned=self._banned()
+            self.hands[self.active], self._contract, self.rules, keep=(keep, self.must_place), banned=self._banned()
         )
 
     def _banned(self) -> int:
@@ -718,7 +724,7 @@ class ContractState(EngineState):
             self._out_if_empty()
             return
         if self.opening_left is None:
-            self.opening_left = self.contract
+            self.opening_left = self._contract
             self.opening_runs = []
         g, r = self.opening_left
         if meld.kind == GROUP:
@@ -779,7 +785,7 @@ class ContractState(EngineState):
     def _blocked(self) -> bool:
         """Engine limit: nobody can ever go out (every seat is down, so no new meld can be made, and no card outside
         the table fits any meld, so no lay-off or joker swap will ever be possible; the hands only cycle)."""
-        if not all(self.opened) or self.final_round:
+        if not all(self.opened) or self._final:
             return False
         return nothing_fits(self.hands, self.stock, self.discard, self.table, self.rules)
 
