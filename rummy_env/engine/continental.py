@@ -217,9 +217,10 @@ class ContinentalState(EngineState):
     def _dispatch(self, action: int) -> None:
         """Apply a legal action (no checks), routed by the name of its range (``_APPLY``)."""
         self._legal = None
-        _APPLY[self.layout.kind_of(action)](self, action)
+        lay = self.layout  # ``lay.kind_of(action)``'s range, inlined: its handler by the range's index
+        lay.handlers[lay.range_index[action]](self, action)
 
-    def _draw_stock(self) -> None:
+    def _draw_stock(self, action: int = -1) -> None:
         """Draw the stock top (C.1-7: a reshuffle when it is empty, a drawn deal when nothing is left)."""
         p = self.active
         k = self._stock_card()
@@ -230,7 +231,7 @@ class ContinentalState(EngineState):
         self.taken_discard = -1
         self.phase = ACT
 
-    def _draw_discard(self) -> None:
+    def _draw_discard(self, action: int = -1) -> None:
         """Take the discard top (public: it stays known in the hand)."""
         p = self.active
         k = self.discard.pop()
@@ -411,12 +412,14 @@ class ContinentalState(EngineState):
 
 #: how each range of the action table is applied (``ContinentalState._dispatch``); every range has its handler
 _APPLY: dict[str, Callable[[ContinentalState, int], None]] = {
-    "draw_stock": lambda st, a: st._draw_stock(),
-    "draw_discard": lambda st, a: st._draw_discard(),
+    "draw_stock": ContinentalState._draw_stock,  # the methods themselves where no translation is needed
+    "draw_discard": ContinentalState._draw_discard,
     "declare": lambda st, a: st._go_out(no_draw=True),  # C.1-5: a valid dealt hand, without drawing
     "discard": lambda st, a: st._discard(a - st.layout.DISCARD, declare=False),
     "discard_declare": lambda st, a: st._discard(a - st.layout.DISCARD_DECLARE, declare=True),
 }
+#: ``ContinentalState._dispatch``'s table: the handler per range index of the layout
+LAYOUT.handlers = tuple(_APPLY[name] for name in LAYOUT.range_names)
 
 
 def _run_strings(run: Any) -> list[str]:

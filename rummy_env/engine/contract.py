@@ -517,7 +517,7 @@ class ContractState(EngineState):
         lay.handlers[i](self, action)
 
     # draw phase -------------------------------------------------------------------------------------------
-    def _take_discard(self) -> None:
+    def _take_discard(self, action: int = -1) -> None:
         """A.1-8a: take the discard top without penalty; no buying this turn."""
         p = self.active
         k = self.discard.pop()
@@ -547,7 +547,7 @@ class ContractState(EngineState):
         self.phase = ACT
         self.current_player = p
 
-    def _decline_discard(self) -> None:
+    def _decline_discard(self, action: int = -1) -> None:
         """A.1-8a / A.1-10: declining the discard opens the buy window to the other players."""
         if self.rules.buying and self.discard:
             self.last_buyer = -1
@@ -747,7 +747,7 @@ class ContractState(EngineState):
             self.opening_left = (g, r)
             self.phase = OPENING
 
-    def _go_out_final(self) -> None:
+    def _go_out_final(self, action: int = -1) -> None:
         """A.1-9 (round 7): the whole hand as exactly three runs, no discard; the round ends."""
         p = self.active
         layout = self._final_layout()
@@ -931,18 +931,20 @@ class _LazyRng:
 _TABLE_KINDS = frozenset(("meld", "lay_off", "swap_joker", "place_joker", "go_out"))
 
 #: how each range of the action table is applied (``ContractState._dispatch``); every range has its handler
+#: the handler of each action range, called as ``handler(state, action)``: the methods themselves where they take
+#: the action (the draws and going out ignore it), a lambda only where the action id is translated first
 _APPLY: dict[str, Callable[[ContractState, int], None]] = {
-    "draw_stock": lambda st, a: st._decline_discard(),
-    "draw_discard": lambda st, a: st._take_discard(),
+    "draw_stock": ContractState._decline_discard,
+    "draw_discard": ContractState._take_discard,
     "pickup": lambda st, a: st._deep_pickup(a - st.layout.PICKUP + 2),
     "buy": lambda st, a: st._apply_buy(True),
     "pass": lambda st, a: st._apply_buy(False),
-    "meld": lambda st, a: st._declare_meld(a),
-    "lay_off": lambda st, a: st._lay_off(a),
-    "swap_joker": lambda st, a: st._swap_joker(a),
-    "place_joker": lambda st, a: st._place_joker(a),
-    "discard": lambda st, a: st._discard(a),
-    "go_out": lambda st, a: st._go_out_final(),
+    "meld": ContractState._declare_meld,
+    "lay_off": ContractState._lay_off,
+    "swap_joker": ContractState._swap_joker,
+    "place_joker": ContractState._place_joker,
+    "discard": ContractState._discard,
+    "go_out": ContractState._go_out_final,
 }
 
 
