@@ -6,6 +6,8 @@
 - The C-array form of the distinct-suit DP (``_groups_dp_c``), run as plain Python, against the cached DP.
 - The light clone of the deep-pickup probes (``ContractState._probe``) against a full ``clone``: the same legal
   actions, and the original's generator never moved by a probe.
+- The round's facts the legal-action code reads as fields (``ContractState._final`` / ``_contract``) against the
+  properties they stand for.
 
 The whole-game differential of both implementations is ``tests/test_compiled.py`` (its slow run > 10^6 decision
 points covers every function twinned here).
@@ -451,3 +453,27 @@ def test_the_c_loop_partition_bound_refuses_only_what_final_partition_refuses(tw
             assert reference._partition_refused(hand, n_runs, rules.run_min) is False or expected is None
             assert twin.final_partition(hand, n_runs, rules) == expected, (hand, n_runs)
     assert found > 300  # partitions found: the twin's answers compared with the reference's layouts
+
+
+@pytest.mark.parametrize("profile,overrides", RULES)
+def test_the_round_facts_kept_as_fields_are_the_properties(profile: str, overrides: dict[str, Any]) -> None:
+    """``ContractState._final`` / ``_contract`` (set by ``_clear_round``, read by the legal-action code on every
+    decision) equal the properties ``final_round`` / ``contract`` at every decision of random whole sessions, every
+    round included, and in a state loaded back from its JSON (the scenario loader's path) mid-session."""
+    g = game(profile)
+    rules = g.rules(**overrides)
+    rng = random.Random(5)
+    finals = set()
+    for seed in range(3):
+        st = g.new_state(rules, seed=seed)
+        steps = 0
+        while not st.is_terminal() and steps < 6000:
+            assert (st._final, st._contract) == (st.final_round, st.contract)
+            finals.add(st.final_round)
+            if steps % 97 == 0:
+                back = g.load_state(st.to_json(), rules)
+                assert (back._final, back._contract) == (back.final_round, back.contract) == (st._final, st._contract)
+            legal = st.legal_actions()
+            st.apply(legal[rng.randrange(len(legal))])
+            steps += 1
+    assert finals == ({False, True} if rules.final_round_all_at_once else {False})

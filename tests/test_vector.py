@@ -303,3 +303,30 @@ def test_observe_seats_leaves_out_the_observations_of_unmarked_seats():
                 assert not part.obs[i].any() and full.obs[i].any()
                 left_out += 1
     assert left_out > 300  # table 1 always, table 2 at seat 0's decisions
+
+
+def test_observe_seats_may_be_replaced_by_an_array_of_another_dtype():
+    """``observe_seats`` compared by its bytes with the all-True array it starts as: an all-ones int8 array reads as
+    every seat observed (the same bytes), an int64 array with zeros leaves out exactly those seats' observations."""
+    ref = VectorEnv("contract", 3, seed=4, rounds=1)
+    ones = VectorEnv("contract", 3, seed=4, rounds=1)
+    wide = VectorEnv("contract", 3, seed=4, rounds=1)
+    for v in (ref, ones, wide):
+        v.reset()
+    ones.observe_seats = np.ones((3, 4), dtype=np.int8)
+    wide.observe_seats = np.ones((3, 4), dtype=np.int64)
+    wide.observe_seats[0, 1] = 0
+    rng = np.random.default_rng(1)
+    left_out = 0
+    for _ in range(200):
+        actions = random_legal_actions(ref.mask, rng)
+        for v in (ref, ones, wide):
+            v.step(actions)
+        assert np.array_equal(ref.obs, ones.obs)
+        for i in range(3):
+            if i == 0 and wide.seat[0] == 1:
+                assert not wide.obs[0].any() and ref.obs[0].any()
+                left_out += 1
+            else:
+                assert np.array_equal(ref.obs[i], wide.obs[i])
+    assert left_out > 10

@@ -890,6 +890,7 @@ class ContractState(EngineState):
 
     def check_invariants(self) -> None:
         """Raise ``AssertionError`` if the state breaks an accounting invariant (used by tests and fuzzers)."""
+        assert (self._final, self._contract) == (self.final_round, self.contract), "the round's facts (_clear_round)"
         total = [0] * NUM_KINDS
         for p in range(self.n):
             assert sum(self.hands[p]) == self.hand_size[p], f"hand size of seat {p}"
