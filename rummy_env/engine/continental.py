@@ -215,7 +215,8 @@ class ContinentalState(EngineState):
 
     # transitions ----------------------------------------------------------------------------------------------
     def _dispatch(self, action: int) -> None:
-        """Apply a legal action (no checks), routed by the name of its range (``_APPLY``)."""
+        """Apply a legal action (no checks), routed by its range to that range's handler (``_APPLY``, as
+        ``layout.handlers``)."""
         self._legal = None
         lay = self.layout  # ``lay.kind_of(action)``'s range, inlined: its handler by the range's index
         lay.handlers[lay.range_index[action]](self, action)
