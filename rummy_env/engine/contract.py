@@ -149,10 +149,10 @@ class ContractState(EngineState):
         """Empty the table, hands and piles of a round about to start (its ``rounds[round_index]`` already set: by
         ``_deal`` and by the scenario loader); the round's fixed facts are read here once."""
         n = self.n
-        rules, rnd = self.rules, self.rounds[self.round_index]
-        #: ``final_round`` and ``contract`` of this round, read on every decision (the properties compute them)
-        self._final = rules.final_round_all_at_once and rnd == len(rules.contracts)
-        self._contract = rules.contracts[rnd - 1]
+        #: ``final_round`` and ``contract`` of this round, read on every decision (the properties cost ten times a
+        #: field read)
+        self._final = self.final_round
+        self._contract = self.contract
         self.hands = [[0] * NUM_KINDS for _ in range(n)]
         self.hand_size = [0] * n
         self.known = [[0] * NUM_KINDS for _ in range(n)]
@@ -931,9 +931,9 @@ class _LazyRng:
 #: the ranges whose actions change the table melds (``_dispatch`` then drops the table snapshot of the views)
 _TABLE_KINDS = frozenset(("meld", "lay_off", "swap_joker", "place_joker", "go_out"))
 
-#: how each range of the action table is applied (``ContractState._dispatch``); every range has its handler
-#: the handler of each action range, called as ``handler(state, action)``: the methods themselves where they take
-#: the action (the draws and going out ignore it), a lambda only where the action id is translated first
+#: how each range of the action table is applied (``ContractState._dispatch``), as ``handler(state, action)``:
+#: the methods themselves where they take the action (the draws and going out ignore it), a lambda only where the
+#: action id is translated first
 _APPLY: dict[str, Callable[[ContractState, int], None]] = {
     "draw_stock": ContractState._decline_discard,
     "draw_discard": ContractState._take_discard,
