@@ -234,7 +234,7 @@ FIELD_RANGES: dict[str, Spec] = {
     "hidden": _LAYERS,
     "activation": Spec("str", choices=ACTIVATION_NAMES),
     "vf_share_layers": _BOOL,
-    "network": Spec("str", choices=("card_action", "masked_mlp")),
+    "network": Spec("str", choices=("card_action", "card_prior", "masked_mlp")),
     "action_embed": _int(1, MAX_WIDTH),
     # the algorithm
     "learning_rate": _num(0, 1, low_open=True),

@@ -71,8 +71,9 @@ class Config:
     activation: str = "tanh"
     """tanh or relu"""
     network: str = "masked_mlp"
-    """masked_mlp (one learned logit row per action id) or card_action (relational card features and a shared
-    action scorer over each action's static features: rummy_env.models.policy.CardActionActorCritic)"""
+    """masked_mlp (one learned logit row per action id), card_action (relational card features and a shared
+    action scorer over each action's static features: rummy_env.models.policy.CardActionActorCritic) or card_prior
+    (card_action over the heuristic's move for the seat, a residual policy: PriorCardActorCritic)"""
     action_embed: int = 64
     """card_action: size of the action embedding that the shared scorer dots with the state"""
     # --- PPO ---
@@ -163,6 +164,7 @@ class RolloutBuffer:
     next: np.ndarray  # int64: the row of the seat's next decision (-1: none in this rollout)
     bootstrap: np.ndarray  # float32: the value standing for the rest of a chain cut here by the rollout's end
     chain: np.ndarray  # int64: id of the seat's chain of decisions (one per seat and deal)
+    prior: np.ndarray  # int64: the prior bot's action for the decision (card_prior networks; -1: none)
     env_steps: int  # environment steps of every seat
     episodes: list[dict[str, Any]]  # per recorded seat of each finished deal: chain, seat, return, round scores
     reward_after_cut: float  # |rewards| that reached a seat after its chain was cut (left to the bootstrap value)
@@ -171,6 +173,7 @@ class RolloutBuffer:
     ROWS: ClassVar[dict[str, Any]] = {  # the per-row fields and their dtypes
         **{"obs": np.float32, "mask": np.int8, "action": np.int64, "logp": np.float32, "value": np.float32},
         **{"reward": np.float32, "done": bool, "next": np.int64, "bootstrap": np.float32, "chain": np.int64},
+        "prior": np.int64,
     }
 
     def __len__(self) -> int:
@@ -214,9 +217,17 @@ class Collector:
         self.model = with_action_table(build_policy(self.arch), self.vec.layout)
         self.seats = SeatRoles(cfg, env_kwargs(cfg.env_config, cfg.num_players), self.arch, num_envs,
                                self.vec.num_players, self.rng, teacher)
+        self.teacher = teacher
         self.book = SeatChains(num_envs, worker, tuple(RolloutBuffer.ROWS))  # each recorded seat's transitions
         self.shaping, self.gamma = float(cfg.shaping), float(cfg.gamma)
         self.potentials: list[float] = []  # phi of each recorded row's decision (only with shaping)
+        # card_prior: the prior bot of every seat, asked for its move at each network decision (and the teacher's)
+        prior = self.arch.get("prior")
+        self.prior_bots = None
+        if prior is not None:
+            self.prior_bots = [
+                [rummy_env.bots.load(prior, seed=0) for _ in range(self.vec.num_players)] for _ in range(num_envs)
+            ]
         for e in range(num_envs):
             self._new_deal(e)
 
@@ -233,6 +244,9 @@ class Collector:
         VectorEnv writes observations for the seats that a network plays (bots read the table itself)."""
         roles = self.seats.deal(e)
         self.book.new_deal(e, roles)
+        if self.prior_bots is not None:
+            for bot in self.prior_bots[e]:
+                bot.reset(int(self.rng.integers(2**31)))
         vec = self.vec
         vec.observe_seats[e] = [role not in BOT_ROLES for role in roles]
         seat = int(vec.seat[e])
@@ -279,17 +293,30 @@ class Collector:
                 groups[role].append(e)
         for role, es in groups.items():
             o, m = vec.obs[es], vec.mask[es]  # copies (fancy indexing): the rows keep them
+            prior = self._prior(es, seats)
             if role == "teacher":
-                a = np.array([self.seats.bot_act(e, seats[e], self.tables[e]) for e in es], dtype=np.int64)
+                if prior is not None and self.teacher == self.arch["prior"]:
+                    a = prior  # the teacher is the prior bot: its move is the prior's
+                else:
+                    a = np.array([self.seats.bot_act(e, seats[e], self.tables[e]) for e in es], dtype=np.int64)
                 lp, v = np.zeros(len(es), dtype=np.float32), self._values(o)
             else:
-                a, lp, v = self.seats.network(role, self.model).act(o, m, rng=self.rng)
+                a, lp, v = self.seats.network(role, self.model).act(o, m, rng=self.rng, prior=prior)
             actions[es] = a
             if role in RECORDED:
-                self.book.record(es, [seats[e] for e in es], o, m, action=a, logp=lp, value=v)
+                p = prior if prior is not None else np.full(len(es), -1, dtype=np.int64)
+                self.book.record(es, [seats[e] for e in es], o, m, action=a, logp=lp, value=v, prior=p)
                 if self.shaping:
                     self.potentials.extend(self._potential(e, seats[e]) for e in es)
         return actions
+
+    def _prior(self, es: list[int], seats: list[int]) -> np.ndarray | None:
+        """The prior bot's move for the seat to move at each table of ``es`` (None without a prior): each seat's
+        own prior bot, reading that seat's view of the table only."""
+        if self.prior_bots is None:
+            return None
+        tables, bots = self.tables, self.prior_bots
+        return np.array([bots[e][seats[e]].act(tables[e], tables[e].agent_selection) for e in es], dtype=np.int64)
 
     def _potential(self, e: int, seat: int) -> float:
         """The shaping potential of ``seat`` at table ``e`` now, from that seat's own view."""
@@ -323,12 +350,14 @@ def shape_rewards(
 
 
 def network_architecture(cfg: Config, obs_size: int, num_actions: int, observer: Any) -> dict[str, Any]:
-    """The architecture dict of the run's ``network`` (``masked_mlp`` or ``card_action``) for an env of these sizes."""
+    """The architecture dict of the run's ``network`` (``masked_mlp``, ``card_action`` or ``card_prior``, whose prior
+    is the ``heuristic``) for an env of these sizes."""
     from rummy_env.models.policy import architecture, card_architecture
 
-    if cfg.network == "card_action":
+    if cfg.network in ("card_action", "card_prior"):
+        prior = "heuristic" if cfg.network == "card_prior" else None
         return card_architecture(obs_size, num_actions, observer, trunk=cfg.trunk, activation=cfg.activation,
-                                 action_embed=cfg.action_embed)  # fmt: skip
+                                 action_embed=cfg.action_embed, prior=prior)  # fmt: skip
     return architecture(obs_size, num_actions, trunk=cfg.trunk, activation=cfg.activation)
 
 
@@ -386,17 +415,19 @@ def gae(
 
 
 # ==== PPO update ======================================================================================================
-def evaluate_legal(model: Any, obs: Any, index: np.ndarray, valid: Any, position: Any) -> tuple[Any, Any, Any]:
+def evaluate_legal(
+    model: Any, obs: Any, index: np.ndarray, valid: Any, position: Any, prior: Any = None
+) -> tuple[Any, Any, Any]:
     """``model.evaluate`` (log-prob of the action at ``position`` among each row's legal actions ``index``, entropy,
     value) with the policy head cut to the action ids the minibatch uses: one matrix product with those rows of the
     head (a few hundred of its thousands), then each row's logits picked from it. The same values as
     ``model.evaluate`` up to float rounding, at about half the cost of its per-row gather of head rows (whose
-    backward pass scatters into the whole head)."""
+    backward pass scatters into the whole head). ``prior``: the (B, K) prior flags of a ``card_prior`` network."""
     import torch
     from torch.nn import functional
 
     if hasattr(model, "set_action_table"):  # card_action: its shared scorer needs every row's own relations
-        return model.evaluate(obs, torch.from_numpy(index), valid, position)
+        return model.evaluate(obs, torch.from_numpy(index), valid, position, prior)
     used, inverse = np.unique(index, return_inverse=True)
     used_t = torch.from_numpy(used)
     pi, vf = model.features(obs)
@@ -417,7 +448,7 @@ def ppo_update(
     import torch
     from torch import nn
 
-    from rummy_env.models.policy import legal_index
+    from rummy_env.models.policy import legal_index, prior_flags
 
     n = len(batch)
     adv_np, ret_np = gae(batch.reward, batch.value, batch.done, batch.next, batch.bootstrap, cfg.gamma, cfg.gae_lambda)
@@ -425,6 +456,8 @@ def ppo_update(
     counts = valid_np.sum(axis=1)
     obs, valid = torch.from_numpy(batch.obs), torch.from_numpy(valid_np)
     position = torch.from_numpy(np.argmax(index_np == batch.action[:, None], axis=1))  # the action taken among them
+    uses_prior = "prior" in model.arch
+    prior = torch.from_numpy(prior_flags(index_np, valid_np, batch.prior)) if uses_prior else None
     old_logp, old_value = torch.from_numpy(batch.logp), torch.from_numpy(batch.value)
     advantages, returns = torch.from_numpy(adv_np), torch.from_numpy(ret_np)
     mb_size = max(1, math.ceil(n / cfg.num_minibatches))
@@ -434,7 +467,8 @@ def ppo_update(
         for start in range(0, n, mb_size):
             mb = perm[start : start + mb_size]
             k = int(counts[mb].max())  # trim the padding this minibatch does not need
-            logp, entropy, value = evaluate_legal(model, obs[mb], index_np[mb, :k], valid[mb, :k], position[mb])
+            mb_prior = prior[mb, :k] if uses_prior else None
+            logp, entropy, value = evaluate_legal(model, obs[mb], index_np[mb, :k], valid[mb, :k], position[mb], mb_prior)
             if imitate:
                 loss = imitation_loss(logp, value, returns[mb], cfg, stats)
             else:

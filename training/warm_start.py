@@ -32,15 +32,20 @@ def action_kinds(layout: Any) -> list[str]:
     return names
 
 
-def teacher_agreement(model: Any, obs: np.ndarray, mask: np.ndarray, action: np.ndarray, kinds: list[str]
-                      ) -> dict[str, tuple[int, int]]:  # fmt: skip
+def teacher_agreement(model: Any, obs: np.ndarray, mask: np.ndarray, action: np.ndarray, kinds: list[str],
+                      prior: np.ndarray | None = None) -> dict[str, tuple[int, int]]:  # fmt: skip
     """Per kind of the teacher's action (``kinds[action]``): (decisions where the network's most probable legal
-    action is the teacher's ``action``, decisions of that kind)."""
+    action is the teacher's ``action``, decisions of that kind); ``prior``: each row's prior move (``card_prior``)."""
     if len(action) == 0:
         return {}
-    greedy = np.concatenate(
-        [model.act(obs[i : i + 4096], mask[i : i + 4096], greedy=True)[0] for i in range(0, len(action), 4096)]
-    )
+    uses_prior = "prior" in getattr(model, "arch", {}) and prior is not None
+
+    def greedy_of(i: int) -> np.ndarray:
+        if uses_prior:
+            return model.act(obs[i : i + 4096], mask[i : i + 4096], greedy=True, prior=prior[i : i + 4096])[0]
+        return model.act(obs[i : i + 4096], mask[i : i + 4096], greedy=True)[0]
+
+    greedy = np.concatenate([greedy_of(i) for i in range(0, len(action), 4096)])
     out: dict[str, tuple[int, int]] = {}
     for kind in sorted({kinds[a] for a in action.tolist()}):
         rows = np.fromiter((kinds[a] == kind for a in action.tolist()), dtype=bool, count=len(action))
@@ -120,7 +125,7 @@ def warm_start(
             if cfg.num_workers and done < cfg.bc_decisions:
                 rollouts.request(model.numpy_state(), {})
             if kinds is not None:
-                counts = teacher_agreement(model, batch.obs, batch.mask, batch.action, kinds)
+                counts = teacher_agreement(model, batch.obs, batch.mask, batch.action, kinds, batch.prior)
                 if done >= 0.75 * cfg.bc_decisions or done >= cfg.bc_decisions:
                     tally.add(counts)
                 for kind, (agree, total) in counts.items():

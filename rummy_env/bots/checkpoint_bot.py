@@ -1,7 +1,8 @@
 """Bots that play a trained network: ``PolicyBot`` (a live ``MaskedActorCritic``) and ``CheckpointBot`` (loaded from
 a checked safetensors checkpoint, see ``rummy_env.checkpoints``).
 
-Both read only ``env.observe(agent)`` -- the agent's observation vector and action mask -- and play greedy (the most
+Both read only ``env.observe(agent)`` -- the agent's observation vector and action mask -- (a ``card_prior`` network
+also the move of its prior bot, which reads only the same agent's ``public_view``) and play greedy (the most
 probable legal action) or sampled (from the masked distribution, with the bot's seeded generator), so a bot plays
 the same actions for the same seed. ``checkpoint_factory`` is the registry factory for ``"checkpoint:PATH"``
 (greedy) and ``"checkpoint:PATH@sample"`` (sampled).
@@ -9,6 +10,7 @@ the same actions for the same seed. ``checkpoint_factory`` is the registry facto
 
 from __future__ import annotations
 
+import copy
 import os
 import weakref
 from typing import Any
@@ -36,12 +38,30 @@ class PolicyBot:
         # the envs already checked, held weakly: keyed by the env object itself, not id(), whose number a new env
         # can reuse once the checked one is freed (and would then skip its check)
         self._checked: weakref.WeakSet[Any] = weakref.WeakSet()
+        # a card_prior network plays over a bot's moves (its arch names the bot): that bot reads the same seat's view
+        prior = model.arch.get("prior")
+        self.prior_bot = None
+        if prior is not None:
+            from . import load
+
+            self.prior_bot = load(prior, seed=seed)
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        """Re-seed the generator used for sampled play."""
+        """Re-seed the generator used for sampled play (and the prior bot of a ``card_prior`` network)."""
         self.seed = seed
         self.rng = np.random.Generator(np.random.PCG64(seed))
+        if self.prior_bot is not None:
+            self.prior_bot.reset(seed)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> PolicyBot:
+        """A copy that plays on from the same point (its generator and prior bot copied) with the same network (not
+        copied: the weights are read only) and no memory of the envs already checked."""
+        new = copy.copy(self)
+        new.rng = copy.deepcopy(self.rng, memo)
+        new.prior_bot = copy.deepcopy(self.prior_bot, memo)
+        new._checked = weakref.WeakSet()
+        return new
 
     def _check_env(self, env: Any) -> None:
         """Refuse an env whose profile, table size or observation / action sizes differ from the network's."""
@@ -72,7 +92,8 @@ class PolicyBot:
         mask = obs["action_mask"]
         if not mask.any():
             raise ValueError(f"{agent} has no legal action: it is not its decision")
-        actions, _, _ = self.model.act(obs["observation"], mask, greedy=self.greedy, rng=self.rng)
+        prior = None if self.prior_bot is None else np.array([self.prior_bot.act(env, agent)], dtype=np.int64)
+        actions, _, _ = self.model.act(obs["observation"], mask, greedy=self.greedy, rng=self.rng, prior=prior)
         return int(actions[0])
 
 

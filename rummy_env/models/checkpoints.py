@@ -45,7 +45,9 @@ row per action id) and ``card_action`` (``CardActionActorCritic``: relational ca
 each action's static features, whose ``(num_actions, 75)`` table is the tensor ``action_table`` of the weights
 file). A ``card_action`` architecture also names ``action_features`` (75), ``action_embed`` and the observation
 offsets it reads (``hand_offset``, ``top_offset``, ``offered_offset``; -1: none), each checked to lie inside the
-observation before anything is built.
+observation before anything is built. ``card_prior`` is ``card_action`` with one more key, ``prior`` (a bot id of
+``PRIOR_BOTS``): that bot's move for the deciding seat is one more action feature and adds the scalar tensor
+``prior_weight`` to its logit.
 
 Only ``save_checkpoint`` / ``load_checkpoint`` of a network import torch (through ``rummy_env.models.policy``);
 ``read_metadata`` does not.
@@ -71,8 +73,15 @@ ARCH_KEYS = ("kind", "obs_size", "num_actions", "trunk", "policy_hidden", "value
 #: ``masked_mlp`` plus the observation offsets it reads and the size of its action embedding
 CARD_ARCH_KIND = "card_action"
 CARD_ARCH_KEYS = (*ARCH_KEYS, "action_features", "action_embed", "hand_offset", "top_offset", "offered_offset")
+#: ``card_action`` with a prior (``rummy_env.models.policy.PriorCardActorCritic``): one more key, ``prior``, the bot
+#: id whose move for the deciding seat (from that seat's own view) is one more input of the action scorer and adds
+#: the learned ``prior_weight`` to that action's logit -- a residual policy over a hand-written bot
+PRIOR_ARCH_KIND = "card_prior"
+PRIOR_ARCH_KEYS = (*CARD_ARCH_KEYS, "prior")
+#: the bot ids a ``card_prior`` network may name as its prior
+PRIOR_BOTS = ("heuristic",)
 #: every architecture kind this version builds, and the keys of each
-ARCH_KINDS = {ARCH_KIND: ARCH_KEYS, CARD_ARCH_KIND: CARD_ARCH_KEYS}
+ARCH_KINDS = {ARCH_KIND: ARCH_KEYS, CARD_ARCH_KIND: CARD_ARCH_KEYS, PRIOR_ARCH_KIND: PRIOR_ARCH_KEYS}
 #: ``card_action``: columns of the static action table (``rummy_env.models.action_features.NUM_FEATURES``), card
 #: kinds (53), relational features per card kind (``CONTEXT``) and the extra trunk inputs they make
 CARD_KINDS = 53
@@ -469,8 +478,10 @@ def check_architecture(arch: Any) -> None:
             raise ValueError(f"architecture {key}={sizes!r}; expected at most {MAX_LAYERS} sizes in 1..{MAX_WIDTH}")
     if arch["activation"] not in ACTIVATION_NAMES:
         raise ValueError(f"architecture activation {arch['activation']!r}; allowed: {list(ACTIVATION_NAMES)}")
-    if kind == CARD_ARCH_KIND:
+    if kind in (CARD_ARCH_KIND, PRIOR_ARCH_KIND):
         _check_card_architecture(arch)
+    if kind == PRIOR_ARCH_KIND and (not isinstance(arch["prior"], str) or arch["prior"] not in PRIOR_BOTS):
+        raise ValueError(f"architecture prior={arch['prior']!r}; allowed: {list(PRIOR_BOTS)}")
     n = parameter_count(arch)
     if n > MAX_PARAMETERS:
         raise ValueError(f"architecture has {n:,} parameters; at most {MAX_PARAMETERS:,} are allowed")
@@ -499,7 +510,8 @@ def _check_card_architecture(arch: dict[str, Any]) -> None:
 
 def _shapes(arch: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     shapes: dict[str, tuple[int, ...]] = {}
-    card = arch["kind"] == CARD_ARCH_KIND
+    card = arch["kind"] in (CARD_ARCH_KIND, PRIOR_ARCH_KIND)
+    prior = arch["kind"] == PRIOR_ARCH_KIND
 
     def mlp(prefix: str, sizes: list[int]) -> None:
         for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
@@ -519,10 +531,12 @@ def _shapes(arch: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     if card:
         e = arch["action_embed"]
         shapes["action_table"] = (arch["num_actions"], arch["action_features"])
-        shapes["action_mlp.weight"] = (e, arch["action_features"] + 3 * CARD_CONTEXT)
+        shapes["action_mlp.weight"] = (e, arch["action_features"] + 3 * CARD_CONTEXT + int(prior))
         shapes["action_mlp.bias"] = (e,)
         shapes["state_proj.weight"] = (e, pi[-1])
         shapes["state_proj.bias"] = (e,)
+    if prior:
+        shapes["prior_weight"] = (1,)
     return shapes
 
 
@@ -693,6 +707,8 @@ __all__ = [
     "ARCH_KIND",
     "ARCH_KINDS",
     "CARD_ARCH_KIND",
+    "PRIOR_ARCH_KIND",
+    "PRIOR_BOTS",
     "Checkpoint",
     "CheckpointError",
     "CheckpointFormatWarning",

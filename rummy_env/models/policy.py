@@ -38,7 +38,15 @@ except ImportError as exc:  # pragma: no cover - depends on what is installed
 
 # the architecture checks and size limits live in rummy_env.checkpoints, without torch, so that a checkpoint's
 # architecture is checked before torch is imported or anything is allocated; re-exported here
-from .checkpoints import ARCH_KEYS, ARCH_KIND, CARD_ARCH_KIND, check_architecture, tensor_shapes  # noqa: F401
+from .checkpoints import (  # noqa: F401
+    ARCH_KEYS,
+    ARCH_KIND,
+    CARD_ARCH_KEYS,
+    CARD_ARCH_KIND,
+    PRIOR_ARCH_KIND,
+    check_architecture,
+    tensor_shapes,
+)
 
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}  # keys: rummy_env.checkpoints.ACTIVATION_NAMES
 
@@ -91,6 +99,14 @@ def legal_index(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return index, valid
 
 
+def prior_flags(index: np.ndarray, valid: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """(B, K) float32: 1.0 where row ``b``'s legal action ``index[b, k]`` is the prior bot's move ``prior[b]``."""
+    prior = np.asarray(prior, dtype=np.int64).reshape(-1)
+    if len(prior) != len(index):
+        raise ValueError(f"{len(prior)} prior actions for {len(index)} rows")
+    return ((index == prior[:, None]) & valid).astype(np.float32)
+
+
 class MaskedActorCritic(nn.Module):
     """Masked actor-critic MLP built from an architecture dict (see the module docstring)."""
 
@@ -127,8 +143,11 @@ class MaskedActorCritic(nn.Module):
         h = self.trunk(obs)
         return self.policy_mlp(h), self.value_mlp(h)
 
-    def legal_logits(self, pi_features: torch.Tensor, index: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
-        """Logits (B, K) of the actions ``index`` (B, K); padding (``~valid``) gets ``-inf``."""
+    def legal_logits(
+        self, pi_features: torch.Tensor, index: torch.Tensor, valid: torch.Tensor, prior: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Logits (B, K) of the actions ``index`` (B, K); padding (``~valid``) gets ``-inf``. ``prior``: (B, K) 1.0
+        where the action is the prior bot's move (read by ``card_prior`` networks only; the others ignore it)."""
         w = self.policy_head.weight[index]  # (B, K, H): only the rows of the legal actions
         logits = torch.einsum("bkh,bh->bk", w, pi_features) + self.policy_head.bias[index]
         return logits.masked_fill(~valid, float("-inf"))
@@ -144,11 +163,17 @@ class MaskedActorCritic(nn.Module):
         return self.value_head(vf).squeeze(-1)
 
     def evaluate(
-        self, obs: torch.Tensor, index: torch.Tensor, valid: torch.Tensor, position: torch.Tensor
+        self,
+        obs: torch.Tensor,
+        index: torch.Tensor,
+        valid: torch.Tensor,
+        position: torch.Tensor,
+        prior: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """PPO's update pass: (log-prob of the action at ``position`` in its legal row, entropy, value)."""
+        """PPO's update pass: (log-prob of the action at ``position`` in its legal row, entropy, value); ``prior``
+        as in ``legal_logits``."""
         pi, vf = self.features(obs)
-        logp_all = torch.log_softmax(self.legal_logits(pi, index, valid), dim=-1)
+        logp_all = torch.log_softmax(self.legal_logits(pi, index, valid, prior), dim=-1)
         logp = logp_all.gather(1, position[:, None]).squeeze(1)
         p = logp_all.exp()
         entropy = -(p * logp_all.masked_fill(~valid, 0.0)).sum(-1)
@@ -162,17 +187,20 @@ class MaskedActorCritic(nn.Module):
         mask: np.ndarray,
         greedy: bool = False,
         rng: np.random.Generator | None = None,
+        prior: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Actions for a batch (or one) of observations and masks: (actions, log-probs, values), numpy.
 
         ``greedy``: the most probable legal action (lowest id on ties); otherwise a sample, drawn with ``rng``
-        (Gumbel-max on the legal logits), so the same generator gives the same actions.
+        (Gumbel-max on the legal logits), so the same generator gives the same actions. ``prior``: the prior bot's
+        action id for each row (-1: none); a ``card_prior`` network needs it, the other kinds ignore it.
         """
         single = np.ndim(obs) == 1
         obs2 = np.asarray(obs, dtype=np.float32).reshape(-1, self.arch["obs_size"])
         index, valid = legal_index(np.asarray(mask).reshape(len(obs2), -1))
         pi, vf = self.features(torch.from_numpy(obs2))
-        logits = self.legal_logits(pi, torch.from_numpy(index), torch.from_numpy(valid))
+        flags = None if prior is None else torch.from_numpy(prior_flags(index, valid, prior))
+        logits = self.legal_logits(pi, torch.from_numpy(index), torch.from_numpy(valid), flags)
         logp_all = torch.log_softmax(logits, dim=-1).numpy()
         if greedy:
             pos = np.argmax(logp_all, axis=1)  # rows are in increasing action id: ties go to the lowest id
@@ -218,14 +246,18 @@ def card_architecture(
     value_hidden: list[int] | tuple[int, ...] = (),
     activation: str = "tanh",
     action_embed: int = 64,
+    prior: str | None = None,
 ) -> dict[str, Any]:
     """The JSON-able description of a ``card_action`` network for an env whose observer is ``observer`` (its
-    ``pieces`` give the offsets of the hand, the discard top and the offered card)."""
+    ``pieces`` give the offsets of the hand, the discard top and the offered card); with ``prior`` (a bot id of
+    ``PRIOR_BOTS``) a ``card_prior`` network over that bot's moves."""
     from .action_features import NUM_FEATURES, card_offsets
 
     arch = architecture(obs_size, num_actions, trunk, policy_hidden, value_hidden, activation)
     arch.update(kind=CARD_ARCH_KIND, action_features=NUM_FEATURES, action_embed=int(action_embed))
     arch.update(card_offsets(observer))
+    if prior is not None:
+        arch.update(kind=PRIOR_ARCH_KIND, prior=prior)
     check_architecture(arch)
     return arch
 
@@ -316,8 +348,8 @@ class CardActionActorCritic(MaskedActorCritic):
         rel = packed[:, p : p + n].view(-1, self.kinds, self.ctx)
         return packed[:, :p], rel, packed[:, p + n : p + n + self.ctx], packed[:, p + n + self.ctx :]
 
-    def _scores(self, packed: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
-        """Logits (B, K) of the actions ``index`` (B, K), before masking."""
+    def _scores(self, packed: torch.Tensor, index: torch.Tensor, prior: torch.Tensor | None = None) -> torch.Tensor:
+        """Logits (B, K) of the actions ``index`` (B, K), before masking (``prior``: see ``PriorCardActorCritic``)."""
         from .action_features import CARDS, TAKES_OFFERED, TAKES_TOP
 
         pi, rel, top, offered = self._unpack(packed)
@@ -325,13 +357,18 @@ class CardActionActorCritic(MaskedActorCritic):
         moved = torch.einsum("bkj,bjc->bkc", static[..., CARDS : CARDS + self.kinds], rel)
         taken_top = static[..., TAKES_TOP : TAKES_TOP + 1] * top[:, None, :]
         taken_offered = static[..., TAKES_OFFERED : TAKES_OFFERED + 1] * offered[:, None, :]
-        emb = torch.tanh(self.action_mlp(torch.cat([static, moved, taken_top, taken_offered], dim=-1)))
+        parts = [static, moved, taken_top, taken_offered]
+        if prior is not None:
+            parts.append(prior[..., None])
+        emb = torch.tanh(self.action_mlp(torch.cat(parts, dim=-1)))
         shared = torch.einsum("bke,be->bk", emb, self.state_proj(pi))
         rows = torch.einsum("bkh,bh->bk", self.policy_head.weight[index], pi) + self.policy_head.bias[index]
         return rows + shared
 
-    def legal_logits(self, pi_features: torch.Tensor, index: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
-        """Logits (B, K) of the actions ``index`` (B, K); padding (``~valid``) gets ``-inf``."""
+    def legal_logits(
+        self, pi_features: torch.Tensor, index: torch.Tensor, valid: torch.Tensor, prior: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Logits (B, K) of the actions ``index`` (B, K); padding (``~valid``) gets ``-inf`` (``prior`` ignored)."""
         return self._scores(pi_features, index).masked_fill(~valid, float("-inf"))
 
     def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -341,12 +378,69 @@ class CardActionActorCritic(MaskedActorCritic):
         return self._scores(packed, index).masked_fill(mask == 0, float("-inf"))
 
 
+class PriorCardActorCritic(CardActionActorCritic):
+    """The ``card_prior`` network: ``card_action`` over a prior bot's move -- a residual policy (Silver et al.
+    2018, "Residual Policy Learning") over the hand-written ``arch["prior"]`` bot.
+
+    The caller gives, with every decision, the prior bot's action for the deciding seat (``act(..., prior=ids)``;
+    in training each row's stored ``prior``), which the bot computes from that seat's own view only. Each legal
+    action gets a flag, 1.0 for the prior's move: one more input of the shared action scorer, and ``prior_weight``
+    (one learned scalar, initialised to ``PRIOR_INIT``) times the flag is added to its logit. With the prior's weight
+    large and the rest near zero the network plays the prior bot; training learns where to depart from it.
+    A ``card_prior`` network cannot act without the prior's moves (``PriorError``).
+    """
+
+    #: the prior's logit bonus at initialisation (before any warm start)
+    PRIOR_INIT = 1.0
+
+    def __init__(self, arch: dict[str, Any]):
+        check_architecture(arch)
+        if arch["kind"] != PRIOR_ARCH_KIND:
+            raise ValueError(f"PriorCardActorCritic needs kind {PRIOR_ARCH_KIND!r}, got {arch['kind']!r}")
+        super().__init__({k: arch[k] for k in CARD_ARCH_KEYS} | {"kind": CARD_ARCH_KIND})
+        self.arch = dict(arch)
+        self.action_mlp = nn.Linear(self.action_mlp.in_features + 1, self.action_mlp.out_features)
+        self.prior_weight = nn.Parameter(torch.full((1,), self.PRIOR_INIT))
+
+    def init_weights(self, seed: int) -> PriorCardActorCritic:
+        """``CardActionActorCritic.init_weights``; the prior's weight back to ``PRIOR_INIT``."""
+        super().init_weights(seed)
+        with torch.no_grad():
+            self.prior_weight.fill_(self.PRIOR_INIT)
+        return self
+
+    def legal_logits(
+        self, pi_features: torch.Tensor, index: torch.Tensor, valid: torch.Tensor, prior: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Logits (B, K) of the actions ``index`` (B, K), the prior's move flagged by ``prior`` (B, K)."""
+        if prior is None:
+            raise PriorError(f"a {PRIOR_ARCH_KIND} network needs the prior bot's move ({self.arch['prior']!r}) per row")
+        scores = self._scores(pi_features, index, prior) + self.prior_weight * prior
+        return scores.masked_fill(~valid, float("-inf"))
+
+    def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor, prior: np.ndarray | None = None) -> torch.Tensor:
+        """Dense logits (B, num_actions) with ``-inf`` on every illegal action; ``prior``: the prior's action ids."""
+        if prior is None:
+            raise PriorError(f"a {PRIOR_ARCH_KIND} network needs the prior bot's move ({self.arch['prior']!r}) per row")
+        packed, _ = self.features(obs)
+        n = self.arch["num_actions"]
+        index = torch.arange(n).expand(len(obs), -1)
+        flags = torch.from_numpy(prior_flags(index.numpy(), np.ones((len(obs), n), dtype=bool), prior))
+        scores = self._scores(packed, index, flags) + self.prior_weight * flags
+        return scores.masked_fill(mask == 0, float("-inf"))
+
+
+class PriorError(ValueError):
+    """A ``card_prior`` network was asked for logits without the prior bot's moves."""
+
+
 def build_policy(arch: dict[str, Any], seed: int | None = None) -> MaskedActorCritic:
     """A network for ``arch`` (its ``kind``: ``masked_mlp`` -> ``MaskedActorCritic``, ``card_action`` ->
-    ``CardActionActorCritic``); initialised from ``seed`` when given (else torch's default initialisation). A
+    ``CardActionActorCritic``, ``card_prior`` -> ``PriorCardActorCritic``); initialised from ``seed`` when given (else torch's default initialisation). A
     ``card_action`` network's ``action_table`` starts at zero: load a checkpoint's weights or ``set_action_table``."""
     check_architecture(arch)
-    model = CardActionActorCritic(arch) if arch["kind"] == CARD_ARCH_KIND else MaskedActorCritic(arch)
+    kinds = {CARD_ARCH_KIND: CardActionActorCritic, PRIOR_ARCH_KIND: PriorCardActorCritic}
+    model = kinds.get(arch["kind"], MaskedActorCritic)(arch)
     if seed is not None:
         model.init_weights(seed)
     return model
@@ -357,6 +451,10 @@ __all__ = [
     "CARD_ARCH_KIND",
     "CardActionActorCritic",
     "MaskedActorCritic",
+    "PRIOR_ARCH_KIND",
+    "PriorCardActorCritic",
+    "PriorError",
+    "prior_flags",
     "architecture",
     "card_architecture",
     "build_policy",
