@@ -420,14 +420,11 @@ class PriorCardActorCritic(CardActionActorCritic):
 
     def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor, prior: np.ndarray | None = None) -> torch.Tensor:
         """Dense logits (B, num_actions) with ``-inf`` on every illegal action; ``prior``: the prior's action ids."""
-        if prior is None:
-            raise PriorError(f"a {PRIOR_ARCH_KIND} network needs the prior bot's move ({self.arch['prior']!r}) per row")
         packed, _ = self.features(obs)
         n = self.arch["num_actions"]
         index = torch.arange(n).expand(len(obs), -1)
-        flags = torch.from_numpy(prior_flags(index.numpy(), np.ones((len(obs), n), dtype=bool), prior))
-        scores = self._scores(packed, index, flags) + self.prior_weight * flags
-        return scores.masked_fill(mask == 0, float("-inf"))
+        flags = None if prior is None else prior_flags(index.numpy(), np.ones((len(obs), n), dtype=bool), prior)
+        return self.legal_logits(packed, index, mask != 0, None if flags is None else torch.from_numpy(flags))
 
 
 class PriorError(ValueError):
