@@ -28,6 +28,8 @@ SHIPPED = {
     "scratch_continental.yaml": "ppo",
     "scratch_contract_gamerules.yaml": "ppo",
     "card_continental.yaml": "ppo",
+    "prior_contract_gamerules.yaml": "ppo",
+    "search_bc_contract_gamerules.yaml": "ppo",
 }
 
 
