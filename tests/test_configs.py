@@ -30,6 +30,7 @@ SHIPPED = {
     "card_continental.yaml": "ppo",
     "prior_contract_gamerules.yaml": "ppo",
     "search_bc_contract_gamerules.yaml": "ppo",
+    "anchored_prior_contract_gamerules.yaml": "ppo",
 }
 
 

@@ -259,6 +259,7 @@ FIELD_RANGES: dict[str, Spec] = {
     "max_grad_norm": _num(0, low_open=True),
     "target_kl": _num(0),
     "shaping": _num(0),
+    "prior_coef": _num(0),
     "updates_per_step": _num(0, low_open=True),
     "buffer_size": _int(1),
     "n_step": _int(1),

@@ -107,6 +107,11 @@ class Config:
     """gradient clipping norm"""
     target_kl: float = 0.0
     """stop an update's epochs early when the approximate KL exceeds this (0: never)"""
+    prior_coef: float = 0.0
+    """card_prior only: weight of an anchor to the prior bot in PPO's loss, prior_coef * mean(-log pi(the prior's
+    move)) over the rollout's rows (0: none, the default), so that the policy departs from the prior only where
+    the advantages keep paying for it (logged as anchor_loss, with prior_prob: the mean probability of the prior's
+    move)"""
     # --- opponent pool ---
     pool_weights: dict = field(default_factory=lambda: {"current": 0.5, "past": 0.2, "heuristic": 0.1, "random": 0.2})
     """chance of each role per seat at each deal: current, past (frozen snapshots), heuristic, random"""
@@ -422,7 +427,8 @@ def evaluate_legal(
     value) with the policy head cut to the action ids the minibatch uses: one matrix product with those rows of the
     head (a few hundred of its thousands), then each row's logits picked from it. The same values as
     ``model.evaluate`` up to float rounding, at about half the cost of its per-row gather of head rows (whose
-    backward pass scatters into the whole head). ``prior``: the (B, K) prior flags of a ``card_prior`` network."""
+    backward pass scatters into the whole head). ``prior``: the (B, K) prior flags of a ``card_prior`` network.
+    ``position`` (B,) gives a log-prob (B,); (B, P) positions give (B, P) log-probs from the same pass."""
     import torch
     from torch.nn import functional
 
@@ -435,7 +441,7 @@ def evaluate_legal(
     logits = functional.linear(pi, head.weight[used_t], head.bias[used_t])  # (B, actions used)
     logits = logits.gather(1, torch.from_numpy(inverse.reshape(index.shape))).masked_fill(~valid, float("-inf"))
     logp_all = torch.log_softmax(logits, dim=-1)
-    logp = logp_all.gather(1, position[:, None]).squeeze(1)
+    logp = logp_all.gather(1, position.reshape(len(position), -1)).reshape(position.shape)
     entropy = -(logp_all.exp() * logp_all.masked_fill(~valid, 0.0)).sum(-1)
     return logp, entropy, model.value_head(vf).squeeze(-1)
 
@@ -458,6 +464,10 @@ def ppo_update(
     position = torch.from_numpy(np.argmax(index_np == batch.action[:, None], axis=1))  # the action taken among them
     uses_prior = "prior" in model.arch
     prior = torch.from_numpy(prior_flags(index_np, valid_np, batch.prior)) if uses_prior else None
+    anchored = uses_prior and cfg.prior_coef > 0 and not imitate
+    if anchored:  # the prior's move among each row's legal actions (rows without one take no anchor)
+        has_prior = prior.sum(1) > 0
+        position = torch.stack([position, prior.argmax(1)], dim=1)
     old_logp, old_value = torch.from_numpy(batch.logp), torch.from_numpy(batch.value)
     advantages, returns = torch.from_numpy(adv_np), torch.from_numpy(ret_np)
     mb_size = max(1, math.ceil(n / cfg.num_minibatches))
@@ -469,6 +479,8 @@ def ppo_update(
             k = int(counts[mb].max())  # trim the padding this minibatch does not need
             mb_prior = prior[mb, :k] if uses_prior else None
             logp, entropy, value = evaluate_legal(model, obs[mb], index_np[mb, :k], valid[mb, :k], position[mb], mb_prior)
+            if anchored:
+                logp, logp_prior = logp[:, 0], logp[:, 1]
             if imitate:
                 loss = imitation_loss(logp, value, returns[mb], cfg, stats)
             else:
@@ -489,6 +501,12 @@ def ppo_update(
                     v_loss = 0.5 * ((value - returns[mb]) ** 2).mean()
                 ent = entropy.mean()
                 loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
+                if anchored:
+                    weight = has_prior[mb].float()
+                    anchor = -(logp_prior * weight).sum() / weight.sum().clamp(min=1.0)
+                    loss = loss + cfg.prior_coef * anchor
+                    stats["anchor_loss"].append(anchor.item())
+                    stats["prior_prob"].append(float((logp_prior.detach().exp() * weight).sum() / weight.sum().clamp(min=1.0)))
                 stats["policy_loss"].append(pg_loss.item())
                 stats["value_loss"].append(v_loss.item())
                 stats["entropy"].append(ent.item())
@@ -517,6 +535,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     try:
         vector_kwargs(cfg)
+        if cfg.prior_coef and cfg.network != "card_prior":
+            raise ConfigError(
+                f"prior_coef={cfg.prior_coef!r} anchors a card_prior network to its prior bot; network is "
+                f"{cfg.network!r} (allowed: prior_coef 0, or network card_prior)"
+            )
     except ConfigError as e:  # as parse_config reports a bad field: one line, exit code 2
         print(f"{Path(sys.argv[0]).name or 'ppo.py'}: error: {e}", file=sys.stderr)
         raise SystemExit(2) from None

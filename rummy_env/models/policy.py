@@ -171,10 +171,11 @@ class MaskedActorCritic(nn.Module):
         prior: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """PPO's update pass: (log-prob of the action at ``position`` in its legal row, entropy, value); ``prior``
-        as in ``legal_logits``."""
+        as in ``legal_logits``. ``position`` (B,) gives log-probs (B,); (B, P) positions give (B, P) log-probs of
+        the same pass (PPO's prior anchor reads the taken and the prior's move at once)."""
         pi, vf = self.features(obs)
         logp_all = torch.log_softmax(self.legal_logits(pi, index, valid, prior), dim=-1)
-        logp = logp_all.gather(1, position[:, None]).squeeze(1)
+        logp = logp_all.gather(1, position.reshape(len(position), -1)).reshape(position.shape)
         p = logp_all.exp()
         entropy = -(p * logp_all.masked_fill(~valid, 0.0)).sum(-1)
         return logp, entropy, self.value_head(vf).squeeze(-1)
