@@ -503,10 +503,11 @@ def ppo_update(
                 loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
                 if anchored:
                     weight = has_prior[mb].float()
-                    anchor = -(logp_prior * weight).sum() / weight.sum().clamp(min=1.0)
+                    rows = weight.sum().clamp(min=1.0)  # the minibatch's rows with a prior move
+                    anchor = -(logp_prior * weight).sum() / rows
                     loss = loss + cfg.prior_coef * anchor
                     stats["anchor_loss"].append(anchor.item())
-                    stats["prior_prob"].append(float((logp_prior.detach().exp() * weight).sum() / weight.sum().clamp(min=1.0)))
+                    stats["prior_prob"].append(float((logp_prior.detach().exp() * weight).sum() / rows))
                 stats["policy_loss"].append(pg_loss.item())
                 stats["value_loss"].append(v_loss.item())
                 stats["entropy"].append(ent.item())
