@@ -1,0 +1,128 @@
+"""Offline search labels (``training/search_labels.py``) and their distillation into a ``card_prior`` network
+(``training/search_distill.py``): the labels are legal, reproducible and resumable, a departure is labelled only
+with a positive estimated gain, bad arguments are refused with exit code 2, and distillation lowers the
+cross-entropy to the labels and saves a checkpoint that loads and plays."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("safetensors")
+
+import rummy_env  # noqa: E402
+from rummy_env.models import action_features as af  # noqa: E402
+from rummy_env.models.checkpoints import load_checkpoint, save_checkpoint  # noqa: E402
+
+TRAINING = Path(__file__).resolve().parents[1] / "training"
+sys.path.insert(0, str(TRAINING))
+
+import search_distill  # noqa: E402
+import search_labels  # noqa: E402
+
+ROUND1 = [1]
+
+
+@pytest.fixture(scope="module")
+def labels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two labelled round-1 sessions (budget 4, every multi-action decision labelled)."""
+    out = tmp_path_factory.mktemp("labels")
+    argv = ["--out", str(out), "--sessions", "2", "--budget", "4", "--label-prob", "1.0", "--rounds", "1"]
+    assert search_labels.main(argv) == 0
+    return out
+
+
+def test_labels_are_legal_and_departures_claim_a_gain(labels: Path) -> None:
+    files = sorted(labels.glob("session_*.npz"))
+    assert [f.name for f in files] == ["session_00000.npz", "session_00001.npz"]
+    with np.load(files[0], allow_pickle=False) as d:
+        rows = np.arange(len(d["label"]))
+        assert len(rows) > 10 and d["obs"].shape == (len(rows), d["obs"].shape[1]) and d["obs"].dtype == np.float32
+        assert d["mask"][rows, d["label"]].all() and d["mask"][rows, d["prior"]].all()
+        assert (d["mask"].sum(1) > 1).all()  # only real choices are labelled
+        depart = d["label"] != d["prior"]
+        assert (d["gain"][depart] > 0).all() and (d["gain"][~depart] == 0).all()
+        assert set(d["round"].tolist()) == {1}
+
+
+def test_labels_are_reproducible_for_a_seed() -> None:
+    a = search_labels.label_session("contract_gamerules", 4, 11, 3, 0.5, ROUND1)
+    b = search_labels.label_session("contract_gamerules", 4, 11, 3, 0.5, ROUND1)
+    assert len(a["label"]) > 0
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k])
+
+
+def test_a_session_on_disk_is_not_labelled_again(labels: Path) -> None:
+    before = {f.name: f.stat().st_mtime_ns for f in labels.glob("session_*.npz")}
+    assert search_labels.main(["--out", str(labels), "--sessions", "2", "--budget", "4", "--rounds", "1"]) == 0
+    assert {f.name: f.stat().st_mtime_ns for f in labels.glob("session_*.npz")} == before
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--sessions", "0"], ["--label-prob", "0"], ["--label-prob", "1.5"], ["--budget", "0"], ["--workers", "0"]],
+)
+def test_bad_label_arguments_exit_2(argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert search_labels.main(["--out", str(tmp_path / "x"), *argv]) == 2
+    assert "must be" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
+def _base(tmp_path: Path) -> Path:
+    from rummy_env.models.policy import build_policy, card_architecture
+
+    env = rummy_env.make("contract_gamerules", wrapped=False, num_players=4)
+    arch = card_architecture(env.observer.size, env.num_actions, env.observer, trunk=(32,), action_embed=8,
+                             prior="heuristic")  # fmt: skip
+    net = build_policy(arch, seed=0).set_action_table(af.action_table(env.layout))
+    save_checkpoint(tmp_path / "base", net, {"profile": "contract_gamerules", "num_players": 4})
+    return tmp_path / "base"
+
+
+def test_distillation_lowers_the_cross_entropy_and_saves_a_playable_checkpoint(labels: Path, tmp_path: Path) -> None:
+    base = _base(tmp_path)
+    out = tmp_path / "distilled"
+    argv = ["--base", str(base), "--labels", str(labels), "--out", str(out), "--epochs", "6", "--lr", "3e-3",
+            "--val-every", "2"]  # fmt: skip
+    assert search_distill.main(argv) == 0
+    ckpt = load_checkpoint(out, expect_profile="contract_gamerules")
+    info = ckpt.metadata["distillation"]
+    history = info["history"]
+    assert history[0]["epoch"] == 0 and len(history) == 7
+    assert info["held_out"]["cross_entropy"] == min(h["cross_entropy"] for h in history)
+    assert info["held_out"]["cross_entropy"] < history[0]["cross_entropy"]
+    assert info["training_rows"] > 0 and info["kept_epoch"] >= 1
+    # the training rows themselves are fitted better than by the base network
+    train, _, _ = search_distill.load_labels([str(labels)], 2)
+    data = search_distill.prepare(train, 0.0)
+    assert (
+        search_distill.held_out(ckpt.model, data)["cross_entropy"]
+        < search_distill.held_out(load_checkpoint(base).model, data)["cross_entropy"]
+    )
+    # and it plays as a checkpoint bot
+    from rummy_env import bots
+
+    env = rummy_env.make("contract_gamerules", num_players=4, rounds=(1,))
+    env.reset(seed=3)
+    bot = bots.load(f"checkpoint:{out}", seed=0)
+    agent = env.agent_selection
+    assert env.observe(agent)["action_mask"][bot.act(env, agent)]
+
+
+def test_distillation_refuses_a_missing_label_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = _base(tmp_path)
+    argv = ["--base", str(base), "--labels", str(tmp_path / "none"), "--out", str(tmp_path / "o")]
+    assert search_distill.main(argv) == 2
+    assert "no session_*.npz" in capsys.readouterr().err
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_distillation_refuses_bad_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--base", "b", "--labels", "l", "--out", str(tmp_path / "o"), "--epochs", "0"]
+    assert search_distill.main(argv) == 2
+    assert "--epochs must be >= 1" in capsys.readouterr().err

@@ -1,0 +1,236 @@
+"""Offline distillation of ``search`` labels (``training/search_labels.py``) into a ``card_prior`` network (issue 16).
+
+A ``card_prior`` checkpoint (``--base``: a residual policy over the heuristic, its prior) is trained by
+cross-entropy towards the search's choice on every labelled decision -- the heuristic's move where the search kept
+it, the search's departure where it found one -- for ``--epochs`` passes, with Adam (``--lr``, minibatches of
+``--batch``, seeded by ``--seed``). ``--depart-weight`` scales the loss of the departures; a departure whose
+estimated gain is below ``--min-gain`` points is relabelled as the heuristic's move.
+
+The sessions whose index is a multiple of ``--val-every`` are held out. After each epoch the held-out figures are
+printed: the share of the search's departures the network reproduces (its greedy move is the search's choice), the
+share of the kept moves it keeps, its own departure rate, and the held-out cross-entropy; per decision kind as well
+at the end. The epoch with the lowest held-out cross-entropy is saved to ``--out`` (a checkpoint with the base's
+metadata and a ``distillation`` entry: the label folders, sizes, settings and held-out figures).
+
+Usage::
+
+    python training/search_distill.py --base checkpoints/candidates/contract_gamerules_anchored \\
+        --labels /tmp/labels --out /tmp/distilled --epochs 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import ConfigError  # noqa: E402
+from warm_start import action_kinds  # noqa: E402
+
+SESSION_FILE = re.compile(r"session_(\d+)\.npz$")
+
+
+def load_labels(folders: list[str], val_every: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
+    """(training rows, held-out rows, sessions read) from every ``session_*.npz`` of ``folders``."""
+    train: dict[str, list[np.ndarray]] = {}
+    val: dict[str, list[np.ndarray]] = {}
+    sessions = 0
+    for folder in folders:
+        files = sorted(Path(folder).glob("session_*.npz"))
+        if not files:
+            raise ConfigError(f"no session_*.npz label files in {folder!r}: run training/search_labels.py first")
+        for f in files:
+            i = int(SESSION_FILE.search(f.name).group(1))
+            with np.load(f, allow_pickle=False) as data:
+                if len(data["label"]) == 0:
+                    continue
+                target = val if i % val_every == 0 else train
+                for k in data.files:
+                    target.setdefault(k, []).append(data[k])
+            sessions += 1
+    cat = {k: np.concatenate(v) for k, v in train.items()}
+    vcat = {k: np.concatenate(v) for k, v in val.items()}
+    return cat, vcat, sessions
+
+
+def prepare(rows: dict[str, np.ndarray], min_gain: float) -> dict[str, Any]:
+    """Tensors of the rows: observations, legal index, validity, prior flags, the label's and the prior's
+    positions in the legal row."""
+    import torch
+
+    from rummy_env.models.policy import legal_index, prior_flags
+
+    label = rows["label"].copy()
+    small = (label != rows["prior"]) & (rows["gain"] < min_gain)
+    label[small] = rows["prior"][small]
+    index, valid = legal_index(rows["mask"])
+    flags = prior_flags(index, valid, rows["prior"])
+    pos = np.argmax(index == label[:, None], axis=1)
+    ppos = np.argmax(index == rows["prior"][:, None], axis=1)
+    return {
+        "obs": torch.from_numpy(rows["obs"].astype(np.float32)),
+        "index": torch.from_numpy(index),
+        "valid": torch.from_numpy(valid),
+        "flags": torch.from_numpy(flags),
+        "pos": torch.from_numpy(pos),
+        "ppos": torch.from_numpy(ppos),
+        "depart": torch.from_numpy(label != rows["prior"]),
+        "label": label,
+        "prior": rows["prior"],
+    }
+
+
+def held_out(model: Any, data: dict[str, Any], kinds: list[str] | None = None) -> dict[str, Any]:
+    """Held-out figures of ``model`` on prepared ``data`` (module docstring); per kind of the search's choice too
+    when ``kinds`` is given."""
+    import torch
+
+    with torch.no_grad():
+        pi, _ = model.features(data["obs"])
+        logits = model.legal_logits(pi, data["index"], data["valid"], data["flags"])
+        logp = torch.log_softmax(logits, dim=-1)
+        ce = -logp.gather(1, data["pos"][:, None]).mean().item()
+        greedy = logits.argmax(-1)
+    hit = (greedy == data["pos"]).numpy()
+    keeps = (greedy == data["ppos"]).numpy()
+    depart = data["depart"].numpy()
+    out: dict[str, Any] = {
+        "rows": int(len(hit)),
+        "search_departures": int(depart.sum()),
+        "departures_reproduced": round(float(hit[depart].mean()), 4) if depart.any() else None,
+        "kept_moves_kept": round(float(keeps[~depart].mean()), 4) if (~depart).any() else None,
+        "network_departure_rate": round(float(1.0 - keeps.mean()), 4),
+        "cross_entropy": round(ce, 4),
+    }
+    if kinds is not None:
+        per: dict[str, Any] = {}
+        names = np.array([kinds[a] for a in data["label"].tolist()])
+        for kind in sorted(set(names.tolist())):
+            rows = names == kind
+            d = rows & depart
+            per[kind] = {
+                "rows": int(rows.sum()),
+                "search_departures": int(d.sum()),
+                "departures_reproduced": round(float(hit[d].mean()), 4) if d.any() else None,
+                "kept_moves_kept": round(float(keeps[rows & ~depart].mean()), 4) if (rows & ~depart).any() else None,
+            }
+        out["per_kind"] = per
+    return out
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (module docstring); bad values raise ``ConfigError``."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--base", required=True, help="a card_prior checkpoint to start from")
+    p.add_argument("--labels", required=True, nargs="+", help="folders of session_*.npz label files")
+    p.add_argument("--out", required=True, help="the checkpoint to write (X -> X.safetensors, X.json)")
+    p.add_argument("--epochs", type=int, default=20)
+    p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--depart-weight", type=float, default=1.0)
+    p.add_argument("--min-gain", type=float, default=0.0)
+    p.add_argument("--val-every", type=int, default=10)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    for name in ("epochs", "batch", "val_every"):
+        if getattr(args, name) < 1:
+            raise ConfigError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    if args.lr <= 0 or args.depart_weight < 0 or args.min_gain < 0:
+        raise ConfigError("--lr must be > 0, --depart-weight and --min-gain >= 0")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Distil, print the held-out figures per epoch, save the best epoch."""
+    try:
+        args = parse_args(argv)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    import torch
+
+    import rummy_env
+    from rummy_env.models.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
+
+    torch.manual_seed(args.seed)
+    try:
+        ckpt = load_checkpoint(args.base)
+        if ckpt.model.arch.get("kind") != "card_prior":
+            raise ConfigError(
+                f"--base must be a card_prior checkpoint, {args.base!r} is {ckpt.model.arch.get('kind')!r}"
+            )
+        train_rows, val_rows, sessions = load_labels(args.labels, args.val_every)
+    except (CheckpointError, ConfigError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not train_rows or not val_rows:
+        print("error: need labelled sessions both for training and held out (see --val-every)", file=sys.stderr)
+        return 2
+    meta = ckpt.metadata
+    probe = rummy_env.make(meta["profile"], wrapped=False, num_players=meta["num_players"])
+    kinds = action_kinds(probe.layout)
+    model = ckpt.model
+    train, val = prepare(train_rows, args.min_gain), prepare(val_rows, args.min_gain)
+    n = len(train["pos"])
+    print(f"{sessions} sessions: {n} training rows ({int(train['depart'].sum())} departures), "
+          f"{len(val['pos'])} held out ({int(val['depart'].sum())} departures)", flush=True)  # fmt: skip
+    base_fig = held_out(model, val)
+    print(f"base: {base_fig}", flush=True)
+    opt = torch.optim.Adam(model.parameters(), lr=args.lr)
+    gen = torch.Generator().manual_seed(args.seed)
+    weight = torch.where(train["depart"], args.depart_weight, 1.0)
+    best, best_ce, history = copy.deepcopy(model.state_dict()), base_fig["cross_entropy"], [{"epoch": 0, **base_fig}]
+    best_epoch = 0
+    t0 = time.time()
+    for epoch in range(1, args.epochs + 1):
+        model.train()
+        perm = torch.randperm(n, generator=gen)
+        for s in range(0, n, args.batch):
+            b = perm[s : s + args.batch]
+            pi, _ = model.features(train["obs"][b])
+            logits = model.legal_logits(pi, train["index"][b], train["valid"][b], train["flags"][b])
+            logp = torch.log_softmax(logits, dim=-1).gather(1, train["pos"][b][:, None]).squeeze(1)
+            loss = -(weight[b] * logp).sum() / weight[b].sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        model.eval()
+        fig = held_out(model, val)
+        history.append({"epoch": epoch, **fig})
+        print(f"epoch {epoch} ({time.time() - t0:.0f} s): {fig}", flush=True)
+        if fig["cross_entropy"] < best_ce:
+            best, best_ce, best_epoch = copy.deepcopy(model.state_dict()), fig["cross_entropy"], epoch
+    model.load_state_dict(best)
+    model.eval()
+    final = held_out(model, val, kinds)
+    print(f"kept epoch {best_epoch}: {final}", flush=True)
+    out_meta = {k: v for k, v in meta.items() if k not in ("training_state",)}
+    out_meta["distillation"] = {
+        "base": str(args.base),
+        "base_training_steps": meta.get("training_steps", 0),
+        "labels": [str(x) for x in args.labels],
+        "sessions": sessions,
+        "training_rows": n,
+        "settings": {
+            k: getattr(args, k) for k in ("epochs", "lr", "batch", "depart_weight", "min_gain", "val_every", "seed")
+        },
+        "kept_epoch": best_epoch,
+        "held_out": final,
+        "history": history,
+        "wall_seconds": round(time.time() - t0, 1),
+    }
+    save_checkpoint(args.out, model, out_meta)
+    print(f"saved {args.out}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,159 @@
+"""Offline labels of the ``search`` bot on the heuristic's own games, in resumable shards (issue 16).
+
+The ``heuristic`` plays every seat of ``--num-players``-player sessions of ``--profile``; at a decision with more
+than one legal action, with probability ``--label-prob``, the ``search`` bot of that seat (``--budget`` rollouts,
+one ``SearchBot`` per seat, seeded per session) is asked what it would play there, from that seat's knowledge only
+(``SearchBot.search`` from the canonical position, with the seat's heuristic move as its prior). The heuristic's
+move is played either way, so the labelled states are the heuristic's distribution -- the states a residual
+policy over the heuristic (``card_prior``) visits.
+
+Each session ``i`` (seed ``session_seed(--seed, i)``) is written as ``OUT/session_{i:05d}.npz`` when it ends:
+
+- ``obs`` (N, obs_size) float32 and ``mask`` (N, num_actions) bool: the seat's
+  ``env.observe``;
+- ``prior`` (N,) int64: the heuristic's move (played); ``label`` (N,) int64: the search's choice;
+- ``gain`` (N,) float32: the search's mean value of its choice minus that of the heuristic's move (0 where equal);
+- ``seat``, ``round`` (N,) int16: who decided, in which round.
+
+A session already on disk is skipped, so an interrupted run resumes where it stopped (``--max-minutes`` stops
+between sessions). ``--workers`` processes share the sessions (``i = worker, worker + workers, ...``); the output
+depends on ``--seed``, ``--sessions``, ``--budget``, ``--label-prob`` and ``--rounds`` only, not on the number of workers.
+
+Usage::
+
+    python training/search_labels.py --profile contract_gamerules --out /tmp/labels --sessions 200 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import ConfigError  # noqa: E402
+
+
+def label_session(
+    profile: str, num_players: int, seed: int, budget: int | None, label_prob: float, rounds: list[int] | None = None
+) -> dict[str, Any]:
+    """Play one heuristic session of ``seed`` (``rounds``: only those rounds, contract profiles) and return its
+    search labels (module docstring's arrays)."""
+    import rummy_env
+    from rummy_env.bots.heuristic import HeuristicBot
+    from rummy_env.bots.search import SearchBot
+    from rummy_env.bots.view import public_view
+
+    env = rummy_env.make(profile, num_players=num_players, **({"rounds": tuple(rounds)} if rounds else {}))
+    env.reset(seed=seed)
+    heur = [HeuristicBot(seed * 31 + s) for s in range(num_players)]
+    search = [SearchBot(seed * 37 + s, budget=budget) for s in range(num_players)]
+    rng = np.random.Generator(np.random.PCG64(seed))
+    rows: dict[str, list[Any]] = {k: [] for k in ("obs", "mask", "prior", "label", "gain", "seat", "round")}
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        mask = obs["action_mask"]
+        view = public_view(env, agent)
+        seat = view.seat
+        move = heur[seat].act(env, agent)
+        if int(mask.sum()) > 1 and rng.random() < label_prob:
+            bot = search[seat]
+            root = bot.root_state(env, seat)
+            best, means = bot.search(root, seat, list(view.legal), move, profile)
+            rows["obs"].append(np.asarray(obs["observation"], dtype=np.float32))
+            rows["mask"].append(np.asarray(mask, dtype=bool))
+            rows["prior"].append(move)
+            rows["label"].append(int(best))
+            rows["gain"].append(float(means.get(best, 0.0) - means.get(move, means.get(best, 0.0))))
+            rows["seat"].append(seat)
+            rows["round"].append(int(view.round) if hasattr(view, "round") else 0)
+        env.step(move)
+    dtypes = {"obs": np.float32, "mask": bool, "prior": np.int64, "label": np.int64, "gain": np.float32,
+              "seat": np.int16, "round": np.int16}  # fmt: skip
+    out = {}
+    for k, v in rows.items():
+        out[k] = np.array(v, dtype=dtypes[k]) if v else np.zeros((0,), dtype=dtypes[k])
+    return out
+
+
+def _worker(args: argparse.Namespace, worker: int, deadline: float) -> None:
+    import torch
+
+    torch.set_num_threads(1)
+    from rummy_env.evaluation.match import session_seed
+
+    out = Path(args.out)
+    for i in range(worker, args.sessions, args.workers):
+        path = out / f"session_{i:05d}.npz"
+        if path.exists():
+            continue
+        if time.time() > deadline:
+            return
+        t0 = time.time()
+        data = label_session(
+            args.profile, args.num_players, session_seed(args.seed, i), args.budget, args.label_prob, args.rounds
+        )
+        tmp = out / f".session_{i:05d}.tmp.npz"
+        np.savez_compressed(tmp, **data)
+        os.replace(tmp, path)
+        departs = int((data["label"] != data["prior"]).sum())
+        print(f"session {i}: {len(data['label'])} labels, {departs} departures, {time.time() - t0:.0f} s", flush=True)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (module docstring); bad values raise ``ConfigError``."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--profile", default="contract_gamerules")
+    p.add_argument("--num-players", type=int, default=4)
+    p.add_argument("--out", required=True)
+    p.add_argument("--sessions", type=int, default=200)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--budget", type=int, default=None, help="rollouts a decision (default: the profile's)")
+    p.add_argument("--label-prob", type=float, default=0.25)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--rounds", type=int, nargs="+", default=None, help="contract profiles: play only these rounds")
+    p.add_argument("--max-minutes", type=float, default=0.0, help="stop starting sessions after this (0: never)")
+    args = p.parse_args(argv)
+    if args.sessions < 1 or args.workers < 1:
+        raise ConfigError(f"--sessions and --workers must be >= 1, got {args.sessions} and {args.workers}")
+    if not 0.0 < args.label_prob <= 1.0:
+        raise ConfigError(f"--label-prob must be in (0, 1], got {args.label_prob}")
+    if args.budget is not None and args.budget < 1:
+        raise ConfigError(f"--budget must be >= 1, got {args.budget}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Label sessions until all are on disk or ``--max-minutes`` has passed."""
+    try:
+        args = parse_args(argv)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    deadline = time.time() + args.max_minutes * 60 if args.max_minutes > 0 else float("inf")
+    if args.workers == 1:
+        _worker(args, 0, deadline)
+    else:
+        procs = [mp.get_context("spawn").Process(target=_worker, args=(args, w, deadline)) for w in range(args.workers)]
+        for proc in procs:
+            proc.start()
+        for proc in procs:
+            proc.join()
+        if any(proc.exitcode for proc in procs):
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
