@@ -495,6 +495,16 @@ def parse_config(cls: type, argv: list[str] | None = None, description: str = ""
         raise SystemExit(2) from None
 
 
+def cli_args(parse: Any, argv: list[str] | None) -> Any:
+    """``parse(argv)`` (a script's argument parser that raises ``ConfigError`` on a bad value), or None after
+    printing ``error: <what is wrong>`` to stderr: the caller exits with code 2."""
+    try:
+        return parse(argv)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+
+
 def run_name(profile: str, algo: str, seed: int) -> str:
     """``profile__algo__seed__time`` (CleanRL's run names)."""
     return f"{profile}__{algo}__{seed}__{int(time.time())}"

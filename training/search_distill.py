@@ -32,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ConfigError  # noqa: E402
+from common import ConfigError, cli_args  # noqa: E402
 from warm_start import action_kinds  # noqa: E402
 
 SESSION_FILE = re.compile(r"session_(\d+)\.npz$")
@@ -150,10 +150,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     """Distil, print the held-out figures per epoch, save the best epoch."""
-    try:
-        args = parse_args(argv)
-    except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    args = cli_args(parse_args, argv)
+    if args is None:
         return 2
     import torch
 

@@ -38,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ConfigError  # noqa: E402
+from common import ConfigError, cli_args  # noqa: E402
 
 
 def label_session(
@@ -135,10 +135,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     """Label sessions until all are on disk or ``--max-minutes`` has passed."""
-    try:
-        args = parse_args(argv)
-    except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    args = cli_args(parse_args, argv)
+    if args is None:
         return 2
     Path(args.out).mkdir(parents=True, exist_ok=True)
     deadline = time.time() + args.max_minutes * 60 if args.max_minutes > 0 else float("inf")
