@@ -126,3 +126,13 @@ def test_distillation_refuses_bad_settings(tmp_path: Path, capsys: pytest.Captur
     argv = ["--base", "b", "--labels", "l", "--out", str(tmp_path / "o"), "--epochs", "0"]
     assert search_distill.main(argv) == 2
     assert "--epochs must be >= 1" in capsys.readouterr().err
+
+
+def test_search_consistency_compares_two_independent_searches(capsys: pytest.CaptureFixture[str]) -> None:
+    import search_consistency
+
+    fig = search_consistency.consistency("contract_gamerules", 4, 5, 3, 6, 1.0)
+    assert fig["decisions"] == 6 and 0.0 <= fig["agreement"] <= 1.0
+    assert search_consistency.consistency("contract_gamerules", 4, 5, 3, 6, 1.0) == fig  # seeded
+    assert search_consistency.main(["--decisions", "0"]) == 2
+    assert "--decisions and --budget must be >= 1" in capsys.readouterr().err
