@@ -73,6 +73,32 @@ def test_bad_label_arguments_exit_2(argv: list[str], tmp_path: Path, capsys: pyt
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--profile", "gin"], "unknown profile 'gin'"),
+        (["--num-players", "9"], "allowed 3..5"),
+        (["--profile", "continental", "--rounds", "1", "2"], "one number"),
+    ],
+)
+def test_a_table_that_cannot_be_built_exits_2_before_any_work(
+    argv: list[str], says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import search_consistency
+
+    assert search_labels.main(["--out", str(tmp_path / "x"), *argv]) == 2
+    assert says in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+    if "--rounds" not in argv:
+        assert search_consistency.main(argv) == 2
+        assert says in capsys.readouterr().err
+
+
+def test_continental_labels_take_a_number_of_deals() -> None:
+    data = search_labels.label_session("continental", 4, 11, 2, 0.1, [1])
+    assert len(data["label"]) > 0 and set(data["round"].tolist()) <= {0, 1}
+
+
 def _base(tmp_path: Path) -> Path:
     from rummy_env.models.policy import build_policy, card_architecture
 

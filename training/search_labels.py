@@ -38,20 +38,21 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ConfigError, cli_args  # noqa: E402
+from common import ConfigError, cli_args, table_config  # noqa: E402
 
 
 def label_session(
     profile: str, num_players: int, seed: int, budget: int | None, label_prob: float, rounds: list[int] | None = None
 ) -> dict[str, Any]:
-    """Play one heuristic session of ``seed`` (``rounds``: only those rounds, contract profiles) and return its
-    search labels (module docstring's arrays)."""
+    """Play one heuristic session of ``seed`` (``rounds``: only those rounds in the contract profiles, that many deals
+    in continental) and return its search labels (module docstring's arrays)."""
     import rummy_env
     from rummy_env.bots.heuristic import HeuristicBot
     from rummy_env.bots.search import SearchBot
     from rummy_env.bots.view import public_view
+    from rummy_env.evaluation.tournament import env_config_from_args
 
-    env = rummy_env.make(profile, num_players=num_players, **({"rounds": tuple(rounds)} if rounds else {}))
+    env = rummy_env.make(profile, num_players=num_players, **env_config_from_args(profile, rounds, None))
     env.reset(seed=seed)
     heur = [HeuristicBot(seed * 31 + s) for s in range(num_players)]
     search = [SearchBot(seed * 37 + s, budget=budget) for s in range(num_players)]
@@ -121,7 +122,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--budget", type=int, default=None, help="rollouts a decision (default: the profile's)")
     p.add_argument("--label-prob", type=float, default=0.25)
     p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--rounds", type=int, nargs="+", default=None, help="contract profiles: play only these rounds")
+    p.add_argument(
+        "--rounds", type=int, nargs="+", default=None, help="contract profiles: these rounds only; continental: deals"
+    )
     p.add_argument("--max-minutes", type=float, default=0.0, help="stop starting sessions after this (0: never)")
     args = p.parse_args(argv)
     if args.sessions < 1 or args.workers < 1:
@@ -130,6 +133,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         raise ConfigError(f"--label-prob must be in (0, 1], got {args.label_prob}")
     if args.budget is not None and args.budget < 1:
         raise ConfigError(f"--budget must be >= 1, got {args.budget}")
+    table_config(args.profile, args.num_players, args.rounds)
     return args
 
 
