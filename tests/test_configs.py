@@ -31,6 +31,8 @@ SHIPPED = {
     "prior_contract_gamerules.yaml": "ppo",
     "search_bc_contract_gamerules.yaml": "ppo",
     "anchored_prior_contract_gamerules.yaml": "ppo",
+    "prior_continental.yaml": "ppo",
+    "prior_contract.yaml": "ppo",
 }
 
 
