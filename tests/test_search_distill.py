@@ -148,6 +148,34 @@ def test_distillation_refuses_a_missing_label_folder(tmp_path: Path, capsys: pyt
     assert not (tmp_path / "o.json").exists()
 
 
+def _bad_copy(labels: Path, folder: Path, edit) -> Path:
+    """The label files of ``labels`` in ``folder``, each passed through ``edit(dict) -> dict`` first."""
+    folder.mkdir()
+    for f in sorted(labels.glob("session_*.npz")):
+        with np.load(f) as data:
+            np.savez(folder / f.name, **edit({k: data[k] for k in data.files}))
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("edit", "says"),
+    [
+        (lambda d: {**d, "obs": d["obs"][:, :-3]}, "labels of another profile or player count"),
+        (lambda d: {**d, "label": (~d["mask"]).argmax(1)}, "not legal"),  # the first illegal action of each row
+        (lambda d: {k: v for k, v in d.items() if k != "gain"}, "lacks ['gain']"),
+    ],
+)  # fmt: skip
+def test_distillation_refuses_labels_that_do_not_fit_the_base(
+    edit, says: str, labels: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = _base(tmp_path)
+    bad = _bad_copy(labels, tmp_path / "bad", edit)
+    argv = ["--base", str(base), "--labels", str(bad), "--out", str(tmp_path / "o"), "--val-every", "2"]
+    assert search_distill.main(argv) == 2
+    assert says in capsys.readouterr().err
+    assert not (tmp_path / "o.json").exists()
+
+
 def test_distillation_refuses_bad_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["--base", "b", "--labels", "l", "--out", str(tmp_path / "o"), "--epochs", "0"]
     assert search_distill.main(argv) == 2

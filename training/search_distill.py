@@ -6,7 +6,9 @@ it, the search's departure where it found one -- for ``--epochs`` passes, with A
 ``--batch``, seeded by ``--seed``). ``--depart-weight`` scales the loss of the departures; a departure whose
 estimated gain is below ``--min-gain`` points is relabelled as the heuristic's move.
 
-The sessions whose index is a multiple of ``--val-every`` are held out. After each epoch the held-out figures are
+Label files are checked before training: each needs the arrays of ``search_labels.py``, rows that fit the base
+network (its observation size and action count) and legal ``label`` / ``prior`` actions; otherwise the exit code
+is 2 with one ``error:`` line. The sessions whose index is a multiple of ``--val-every`` are held out. After each epoch the held-out figures are
 printed: the share of the search's departures the network reproduces (its greedy move is the search's choice), the
 share of the kept moves it keeps, its own departure rate, and the held-out cross-entropy; per decision kind as well
 at the end. The epoch with the lowest held-out cross-entropy is saved to ``--out`` (a checkpoint with the base's
@@ -36,6 +38,7 @@ from common import ConfigError, cli_args  # noqa: E402
 from warm_start import action_kinds  # noqa: E402
 
 SESSION_FILE = re.compile(r"session_(\d+)\.npz$")
+LABEL_KEYS = ("obs", "mask", "prior", "label", "gain")
 
 
 def load_labels(folders: list[str], val_every: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
@@ -50,6 +53,9 @@ def load_labels(folders: list[str], val_every: int) -> tuple[dict[str, np.ndarra
         for f in files:
             i = int(SESSION_FILE.search(f.name).group(1))
             with np.load(f, allow_pickle=False) as data:
+                missing = [k for k in LABEL_KEYS if k not in data.files]
+                if missing:
+                    raise ConfigError(f"{f}: not a search_labels.py file, it lacks {missing} (needs {list(LABEL_KEYS)})")
                 if len(data["label"]) == 0:
                     continue
                 target = val if i % val_every == 0 else train
@@ -59,6 +65,23 @@ def load_labels(folders: list[str], val_every: int) -> tuple[dict[str, np.ndarra
     cat = {k: np.concatenate(v) for k, v in train.items()}
     vcat = {k: np.concatenate(v) for k, v in val.items()}
     return cat, vcat, sessions
+
+
+def check_labels(rows: dict[str, np.ndarray], obs_size: int, num_actions: int) -> None:
+    """``ConfigError`` unless the label rows fit a network of ``obs_size`` inputs and ``num_actions`` actions (the
+    labels were collected for the base's profile and table) and every ``label`` and ``prior`` is a legal action."""
+    n = len(rows["label"])
+    want = {"obs": (n, obs_size), "mask": (n, num_actions), "prior": (n,), "gain": (n,)}
+    for k, shape in want.items():
+        if rows[k].shape != shape:
+            raise ConfigError(
+                f"label rows {k!r} have shape {rows[k].shape}, the base checkpoint needs {shape}: labels of another "
+                "profile or player count?"
+            )
+    for k in ("label", "prior"):
+        a = rows[k]
+        if a.min() < 0 or a.max() >= num_actions or not rows["mask"][np.arange(n), a].all():
+            raise ConfigError(f"label rows {k!r} hold an action that is not legal in its row's mask")
 
 
 def prepare(rows: dict[str, np.ndarray], min_gain: float) -> dict[str, Any]:
@@ -166,6 +189,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"--base must be a card_prior checkpoint, {args.base!r} is {ckpt.model.arch.get('kind')!r}"
             )
         train_rows, val_rows, sessions = load_labels(args.labels, args.val_every)
+        for rows in (train_rows, val_rows):
+            if rows:
+                check_labels(rows, int(ckpt.model.arch["obs_size"]), int(ckpt.model.arch["num_actions"]))
     except (CheckpointError, ConfigError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
