@@ -505,19 +505,17 @@ def cli_args(parse: Any, argv: list[str] | None) -> Any:
         return None
 
 
-def table_config(profile: str, num_players: int, rounds: list[int] | None = None) -> dict[str, Any]:
-    """``rummy_env.make`` keyword arguments for a script's ``--profile`` / ``--num-players`` / ``--rounds`` (round
-    numbers for the contract profiles, one number of deals for continental, as ``rummy tournament --rounds``),
-    checked by building the table once: ``ConfigError`` saying what is wrong and what is allowed."""
+def check_table(profile: str, num_players: int, rounds: list[int] | None = None) -> None:
+    """``ConfigError`` (what is wrong and what is allowed) unless a script's ``--profile`` / ``--num-players`` /
+    ``--rounds`` build a table: round numbers for the contract profiles, one number of deals for continental, as
+    ``rummy tournament --rounds``."""
     import rummy_env
     from rummy_env.evaluation.tournament import env_config_from_args
 
     try:
-        kwargs = {**env_config_from_args(profile, rounds, None), "num_players": num_players}
-        rummy_env.make(profile, **kwargs)
+        rummy_env.make(profile, num_players=num_players, **env_config_from_args(profile, rounds, None))
     except ValueError as exc:
         raise ConfigError(f"--profile {profile!r} --num-players {num_players} --rounds {rounds}: {exc}") from None
-    return kwargs
 
 
 def run_name(profile: str, algo: str, seed: int) -> str:

@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ConfigError, cli_args, table_config  # noqa: E402
+from common import ConfigError, check_table, cli_args  # noqa: E402
 
 
 def consistency(
@@ -85,7 +85,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         raise ConfigError(f"--decisions and --budget must be >= 1, got {args.decisions} and {args.budget}")
     if not 0.0 < args.label_prob <= 1.0:
         raise ConfigError(f"--label-prob must be in (0, 1], got {args.label_prob}")
-    table_config(args.profile, args.num_players)
+    check_table(args.profile, args.num_players)
     return args
 
 

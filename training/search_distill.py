@@ -8,7 +8,9 @@ estimated gain is below ``--min-gain`` points is relabelled as the heuristic's m
 
 Label files are checked before training: each needs the arrays of ``search_labels.py``, rows that fit the base
 network (its observation size and action count) and legal ``label`` / ``prior`` actions; otherwise the exit code
-is 2 with one ``error:`` line. The sessions whose index is a multiple of ``--val-every`` are held out. After each epoch the held-out figures are
+is 2 with one ``error:`` line.
+
+The sessions whose index is a multiple of ``--val-every`` are held out. After each epoch the held-out figures are
 printed: the share of the search's departures the network reproduces (its greedy move is the search's choice), the
 share of the kept moves it keeps, its own departure rate, and the held-out cross-entropy; per decision kind as well
 at the end. The epoch with the lowest held-out cross-entropy is saved to ``--out`` (a checkpoint with the base's

@@ -38,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ConfigError, cli_args, table_config  # noqa: E402
+from common import ConfigError, check_table, cli_args  # noqa: E402
 
 
 def label_session(
@@ -133,7 +133,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         raise ConfigError(f"--label-prob must be in (0, 1], got {args.label_prob}")
     if args.budget is not None and args.budget < 1:
         raise ConfigError(f"--budget must be >= 1, got {args.budget}")
-    table_config(args.profile, args.num_players, args.rounds)
+    check_table(args.profile, args.num_players, args.rounds)
     return args
 
 
