@@ -7,6 +7,7 @@ A profile's policy is a class built with ``factory(rng)`` whose ``decide(view) -
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -69,11 +70,31 @@ class HeuristicBot:
         self.rng = np.random.Generator(np.random.PCG64(seed))
         self._policies: dict[str, Policy] = {}
 
+    def fork(self) -> HeuristicBot:
+        """A copy that plays on from the same point -- the same generator state and memory, so it makes the same
+        moves this bot would -- and shares this bot's pure caches (hand measures, run planners): the continuation
+        of a rollout (``training/advantage_labels.py``). Each profile's policy forks itself (``policy.fork()``;
+        a policy without one is deep-copied)."""
+        new = copy.copy(self)
+        new.rng = copy.deepcopy(self.rng)
+        new._policies = {}
+        for profile, policy in self._policies.items():
+            fork = getattr(policy, "fork", None)
+            new._policies[profile] = fork() if fork is not None else copy.deepcopy(policy)
+            if getattr(policy, "rng", None) is self.rng:
+                new._policies[profile].rng = new.rng  # the bot and its policies draw from one generator
+        return new
+
     def act(self, env: Any, agent: str) -> int:
         """The heuristic's legal action for ``agent``, from ``agent``'s public view only."""
         view = public_view(env, agent)
         if not view.legal:
             raise ValueError(f"{agent} has no legal action: it is not its decision")
+        return self.act_view(view)
+
+    def act_view(self, view: PublicView) -> int:
+        """The heuristic's legal action for the seat of ``view`` (a ``PublicView`` / ``ContinentalView`` with at
+        least one legal action): ``act`` without an env, for play on a bare engine state (rollouts)."""
         if len(view.legal) == 1:
             return view.legal[0]
         policy = self._policies.get(view.profile)

@@ -290,6 +290,13 @@ class ContinentalHeuristic:
         # the planner is a pure cache: a copy starts without it
         return ContinentalHeuristic(copy.deepcopy(self.rng, memo), self.style)
 
+    def fork(self) -> ContinentalHeuristic:
+        """A copy that decides on from the same point (its generator copied) and shares this one's run planners (a
+        pure cache): cheap enough to make one per rollout."""
+        new = copy.copy(self)
+        new.rng = copy.deepcopy(self.rng)
+        return new
+
     def planner(self, view: ContinentalView) -> RunPlanner:
         """The (cached) run planner of the view's rules."""
         key = (view.rules.patterns, view.rules.min_run)

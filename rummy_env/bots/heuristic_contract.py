@@ -83,6 +83,13 @@ class ContractHeuristic:
         # the memo of hand measures is a pure cache: a copy starts without it
         return ContractHeuristic(copy.deepcopy(self.rng, memo), self.style)
 
+    def fork(self) -> ContractHeuristic:
+        """A copy that decides on from the same point (its generator copied) and shares this one's memo of hand
+        measures (a pure cache): cheap enough to make one per rollout."""
+        new = copy.copy(self)
+        new.rng = copy.deepcopy(self.rng)
+        return new
+
     # ----------------------------------------------------------------------------------------------------------
     # Entry point
     # ----------------------------------------------------------------------------------------------------------

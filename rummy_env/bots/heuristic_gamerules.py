@@ -271,6 +271,13 @@ class GamerulesHeuristic(ContractHeuristic):
         new._pile_seen = dict(self._pile_seen)
         return new
 
+    def fork(self) -> GamerulesHeuristic:
+        """``ContractHeuristic.fork`` with the memory of the round copied (not shared)."""
+        new = super().fork()
+        new._arrived = {k: list(v) for k, v in self._arrived.items()}
+        new._pile_seen = dict(self._pile_seen)
+        return new
+
     # ----------------------------------------------------------------------------------------------------------
     # Entry point: remember, then decide (a stalled round is judged by what circulates)
     # ----------------------------------------------------------------------------------------------------------

@@ -1,0 +1,342 @@
+"""Fit a ``card_prior`` network to rollout advantages (``training/advantage_labels.py``): one step of policy
+improvement over the heuristic, learnt by regression (issue 16).
+
+For every labelled decision and candidate action ``a`` the label files give every seat's round score after ``a``.
+The *value* of ``a`` to the deciding seat is, in the profile's direction (higher is better), its own score minus the
+mean of the other seats' scores (``--objective zero_sum``, the default: what a seat-rotated tournament measures) or
+its own score alone (``own``); its *advantage* ``d(a)`` is that value minus the value of the heuristic's move, in the
+same deal. A ``card_prior`` network (``--base``) is trained so that each candidate's logit minus the heuristic's
+move's logit predicts ``d(a) / --scale`` (Huber loss, ``--huber`` in those units), Adam (``--lr``, minibatches of
+``--batch``, ``--epochs`` passes, seeded by ``--seed``). The network sees only the deciding seat's observation and
+the heuristic's move, so what it learns is the expected advantage given what that seat knows.
+
+Greedy play on the fitted logits departs from the heuristic wherever some action's predicted advantage is positive;
+``--margin`` (points) is added to the heuristic's move's logit (its ``prior_weight``) before saving, so the saved
+network departs only where the predicted advantage exceeds the margin.
+
+The sessions whose index is a multiple of ``--val-every`` are held out. On them the greedy policy is evaluated
+*exactly* on the labels: where its move is among the candidates, the label says what it gains over the heuristic
+in that deal (the other candidates' rollouts are the same deal played the other way). The figures: the departure
+rate, the mean gain per labelled decision with its 95 % interval (clustered by session), and that gain scaled to a
+seat's round (times the decisions with a choice per seat and round of the label files), for each margin of
+``--margins``; the epoch whose held-out gain at ``--margin`` is highest is saved to ``--out``, with the base's
+metadata and an ``advantage_fit`` entry (label folders, sizes, settings, held-out figures).
+
+Usage::
+
+    python training/advantage_fit.py --base checkpoints/candidates/contract_prior --labels runs/adv/contract \\
+        --out runs/adv/contract_fit --epochs 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import math
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import ConfigError, cli_args  # noqa: E402
+
+SESSION_FILE = re.compile(r"session_(\d+)\.npz$")
+LABEL_KEYS = ("obs", "mask", "prior", "cand", "scores", "seat", "round", "choices", "rounds_played")
+
+
+def load_labels(folders: list[str], val_every: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict]:
+    """(training rows, held-out rows, totals) from every ``session_*.npz`` of ``folders``; each row also gets the
+    index of its session (``session``), unique over the folders. Totals: sessions, choices, rounds, labels."""
+    parts: tuple[dict[str, list[np.ndarray]], dict[str, list[np.ndarray]]] = ({}, {})
+    totals = {"sessions": 0, "choices": 0, "rounds_played": 0, "labels": 0}
+    sid = 0
+    for folder in folders:
+        files = sorted(Path(folder).glob("session_*.npz"))
+        if not files:
+            raise ConfigError(f"no session_*.npz label files in {folder!r}: run training/advantage_labels.py first")
+        for f in files:
+            i = int(SESSION_FILE.search(f.name).group(1))
+            with np.load(f, allow_pickle=False) as data:
+                missing = [k for k in LABEL_KEYS if k not in data.files]
+                if missing:
+                    raise ConfigError(f"{f}: not an advantage_labels.py file, it lacks {missing}")
+                totals["sessions"] += 1
+                totals["choices"] += int(data["choices"])
+                totals["rounds_played"] += int(data["rounds_played"])
+                n = len(data["prior"])
+                totals["labels"] += n
+                if n == 0:
+                    continue
+                target = parts[1] if i % val_every == 0 else parts[0]
+                for k in ("obs", "mask", "prior", "cand", "scores", "seat", "round"):
+                    target.setdefault(k, []).append(data[k])
+                target.setdefault("session", []).append(np.full(n, sid, dtype=np.int64))
+            sid += 1
+    train, val = ({k: _cat(v) for k, v in p.items()} for p in parts)
+    return train, val, totals
+
+
+def _cat(arrays: list[np.ndarray]) -> np.ndarray:
+    """Concatenate, padding the candidate axis (``cand`` with -1, ``scores`` with 0) to the widest file."""
+    if arrays[0].ndim >= 2 and len({a.shape[1] for a in arrays}) > 1 and arrays[0].dtype != bool:
+        width = max(a.shape[1] for a in arrays)
+        fill = -1 if arrays[0].dtype == np.int64 else 0
+        arrays = [np.pad(a, [(0, 0), (0, width - a.shape[1])] + [(0, 0)] * (a.ndim - 2), constant_values=fill)
+                  for a in arrays]  # fmt: skip
+    return np.concatenate(arrays)
+
+
+def check_labels(rows: dict[str, np.ndarray], obs_size: int, num_actions: int, num_players: int) -> None:
+    """``ConfigError`` unless the rows fit a network of ``obs_size`` inputs, ``num_actions`` actions and a table of
+    ``num_players`` seats, and every candidate and heuristic move is legal (the heuristic's move a candidate)."""
+    n, k = rows["cand"].shape
+    want = {"obs": (n, obs_size), "mask": (n, num_actions), "prior": (n,), "scores": (n, k, num_players)}
+    for key, shape in want.items():
+        if rows[key].shape != shape:
+            raise ConfigError(
+                f"label rows {key!r} have shape {rows[key].shape}, the base checkpoint needs {shape}: labels of "
+                "another profile or player count?"
+            )
+    cand = rows["cand"]
+    used = cand >= 0
+    if cand.max() >= num_actions or not rows["mask"][np.nonzero(used)[0], cand[used]].all():
+        raise ConfigError("label rows hold a candidate action that is not legal in its row's mask")
+    if not (cand == rows["prior"][:, None]).any(axis=1).all():
+        raise ConfigError("label rows whose heuristic move is not among the candidates")
+
+
+def advantages(rows: dict[str, np.ndarray], lower_is_better: bool, objective: str) -> np.ndarray:
+    """(N, K) float32: each candidate's value minus the heuristic move's value for the deciding seat (module
+    docstring), 0 on padding."""
+    scores = rows["scores"].astype(np.float64)
+    n, k, p = scores.shape
+    own = scores[np.arange(n), :, rows["seat"].astype(np.int64)]
+    value = own - (scores.sum(-1) - own) / (p - 1) if objective == "zero_sum" else own
+    if lower_is_better:
+        value = -value
+    ppos = np.argmax(rows["cand"] == rows["prior"][:, None], axis=1)
+    d = value - value[np.arange(n), ppos][:, None]
+    d[rows["cand"] < 0] = 0.0
+    return d.astype(np.float32)
+
+
+def prepare(rows: dict[str, np.ndarray], d: np.ndarray) -> dict[str, Any]:
+    """Tensors of the rows: observations, the legal index and validity, prior flags, each candidate's position in
+    its legal row (``cpos``; 0 on padding), which candidates are real and not the heuristic's move (``train``), the
+    heuristic's move's position (``ppos``), and the advantages."""
+    import torch
+
+    from rummy_env.models.policy import legal_index, prior_flags
+
+    index, valid = legal_index(rows["mask"])
+    flags = prior_flags(index, valid, rows["prior"])
+    cand = rows["cand"]
+    match = index[:, None, :] == cand[:, :, None]  # (N, K, L)
+    cpos = np.argmax(match, axis=2)
+    real = cand >= 0
+    ppos = np.argmax(index == rows["prior"][:, None], axis=1)
+    return {
+        "obs": torch.from_numpy(rows["obs"].astype(np.float32)),
+        "index": torch.from_numpy(index),
+        "valid": torch.from_numpy(valid),
+        "flags": torch.from_numpy(flags),
+        "cpos": torch.from_numpy(np.where(real, cpos, 0)),
+        "train": torch.from_numpy(real & (cand != rows["prior"][:, None])),
+        "ppos": torch.from_numpy(ppos),
+        "d": torch.from_numpy(d),
+        "cand": cand,
+        "legal": index,
+        "session": rows["session"],
+    }
+
+
+def logits_of(model: Any, data: dict[str, Any], rows: Any = slice(None)) -> Any:
+    """The network's legal logits (B, L) of the rows."""
+    pi, _ = model.features(data["obs"][rows])
+    return model.legal_logits(pi, data["index"][rows], data["valid"][rows], data["flags"][rows])
+
+
+def regression_loss(model: Any, data: dict[str, Any], rows: Any, scale: float, huber: float) -> Any:
+    """Mean Huber loss of (candidate logit - heuristic move's logit) against advantage / scale."""
+    import torch
+
+    logits = logits_of(model, data, rows)
+    z = logits.gather(1, data["cpos"][rows]) - logits.gather(1, data["ppos"][rows][:, None])
+    mask = data["train"][rows]
+    err = torch.nn.functional.huber_loss(z, data["d"][rows] / scale, reduction="none", delta=huber)
+    return (err * mask).sum() / mask.sum().clamp(min=1)
+
+
+def greedy_gain(
+    model: Any, data: dict[str, Any], margins: list[float], scale: float, per_round: float
+) -> dict[str, dict[str, Any]]:
+    """Held-out figures of the greedy policy with each margin (points added to the heuristic's move): departure
+    rate, share of departures not among the candidates (not evaluable, counted as 0 gain), mean gain per labelled
+    decision with its 95 % interval clustered by session, and per seat and round."""
+    import torch
+
+    with torch.no_grad():
+        logits = logits_of(model, data)
+    flags = data["flags"].numpy()
+    legal = data["legal"]
+    cand = data["cand"]
+    d = data["d"].numpy()
+    sessions = data["session"]
+    out = {}
+    for m in margins:
+        lg = logits.numpy() + flags * (m / scale)
+        choice = legal[np.arange(len(legal)), lg.argmax(1)]
+        depart = choice != legal[np.arange(len(legal)), data["ppos"].numpy()]
+        hit = cand == choice[:, None]
+        known = hit.any(1)
+        gain = np.where(known, (d * hit).sum(1), 0.0)
+        mean, half = _clustered_ci(gain, sessions)
+        out[f"{m:g}"] = {
+            "departures": round(float(depart.mean()), 4),
+            "unknown": round(float((depart & ~known).mean()), 4),
+            "gain_per_decision": round(mean, 4),
+            "ci95": round(half, 4),
+            "gain_per_round": round(mean * per_round, 3),
+            "ci95_per_round": round(half * per_round, 3),
+        }
+    return out
+
+
+def _clustered_ci(x: np.ndarray, cluster: np.ndarray) -> tuple[float, float]:
+    """Mean of ``x`` and the half-width of its 95 % interval with rows clustered by ``cluster``."""
+    ids, inv = np.unique(cluster, return_inverse=True)
+    sums = np.bincount(inv, weights=x)
+    counts = np.bincount(inv)
+    n = len(x)
+    mean = float(x.sum() / n)
+    resid = sums - mean * counts
+    var = float((resid**2).sum()) * len(ids) / max(len(ids) - 1, 1) / n**2
+    return mean, 1.96 * math.sqrt(var)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (module docstring); bad values raise ``ConfigError``."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--base", required=True, help="a card_prior checkpoint to start from")
+    p.add_argument("--labels", required=True, nargs="+", help="folders of session_*.npz label files")
+    p.add_argument("--out", required=True, help="the checkpoint to write (X -> X.safetensors, X.json)")
+    p.add_argument("--objective", choices=("zero_sum", "own"), default="zero_sum")
+    p.add_argument("--scale", type=float, default=None, help="points per logit (default: 5 contract family, 2 else)")
+    p.add_argument("--huber", type=float, default=1.0)
+    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--margin", type=float, default=1.0, help="points; the saved network's margin")
+    p.add_argument("--margins", type=float, nargs="+", default=[0.0, 0.5, 1.0, 2.0, 4.0])
+    p.add_argument("--val-every", type=int, default=10)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    for name in ("epochs", "batch", "val_every"):
+        if getattr(args, name) < 1:
+            raise ConfigError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    if args.lr <= 0 or args.huber <= 0 or (args.scale is not None and args.scale <= 0):
+        raise ConfigError("--lr, --huber and --scale must be > 0")
+    if args.margin < 0 or min(args.margins) < 0:
+        raise ConfigError("--margin and --margins must be >= 0")
+    if args.margin not in args.margins:
+        args.margins = sorted([*args.margins, args.margin])
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Fit, print the held-out figures per epoch, save the best epoch with its margin."""
+    args = cli_args(parse_args, argv)
+    if args is None:
+        return 2
+    import torch
+
+    from rummy_env.models.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
+    from rummy_env.registry import game
+
+    torch.manual_seed(args.seed)
+    try:
+        ckpt = load_checkpoint(args.base)
+        if ckpt.model.arch.get("kind") != "card_prior":
+            raise ConfigError(f"--base must be a card_prior checkpoint, {args.base!r} is {ckpt.model.arch.get('kind')!r}")
+        meta = ckpt.metadata
+        train_rows, val_rows, totals = load_labels(args.labels, args.val_every)
+        if not train_rows or not val_rows:
+            raise ConfigError("need labelled sessions both for training and held out (see --val-every)")
+        for rows in (train_rows, val_rows):
+            check_labels(rows, int(ckpt.model.arch["obs_size"]), int(ckpt.model.arch["num_actions"]),
+                         int(meta["num_players"]))  # fmt: skip
+    except (CheckpointError, ConfigError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    g = game(meta["profile"])
+    scale = args.scale if args.scale is not None else (5.0 if g.lower_is_better else 2.0)
+    per_round = totals["choices"] / (totals["rounds_played"] * int(meta["num_players"]))
+    train = prepare(train_rows, advantages(train_rows, g.lower_is_better, args.objective))
+    val = prepare(val_rows, advantages(val_rows, g.lower_is_better, args.objective))
+    n = len(train["ppos"])
+    print(f"{totals['sessions']} sessions, {per_round:.1f} decisions with a choice per seat and round: {n} training "
+          f"rows, {len(val['ppos'])} held out; scale {scale:g} points per logit", flush=True)  # fmt: skip
+    model = ckpt.model
+    model.eval()
+    base_fig = greedy_gain(model, val, args.margins, scale, per_round)
+    print(f"base: {base_fig[f'{args.margin:g}']}", flush=True)
+    opt = torch.optim.Adam(model.parameters(), lr=args.lr)
+    gen = torch.Generator().manual_seed(args.seed)
+    key = f"{args.margin:g}"
+    best, best_gain, best_epoch = copy.deepcopy(model.state_dict()), base_fig[key]["gain_per_decision"], 0
+    history = [{"epoch": 0, "held_out": base_fig}]
+    t0 = time.time()
+    for epoch in range(1, args.epochs + 1):
+        model.train()
+        perm = torch.randperm(n, generator=gen)
+        total = 0.0
+        for s in range(0, n, args.batch):
+            b = perm[s : s + args.batch]
+            loss = regression_loss(model, train, b, scale, args.huber)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss) * len(b)
+        model.eval()
+        with torch.no_grad():
+            val_loss = float(regression_loss(model, val, slice(None), scale, args.huber))
+        fig = greedy_gain(model, val, args.margins, scale, per_round)
+        history.append({"epoch": epoch, "train_loss": total / n, "val_loss": val_loss, "held_out": fig})
+        print(f"epoch {epoch} ({time.time() - t0:.0f} s) loss {total / n:.4f} held-out {val_loss:.4f}", flush=True)
+        for m, f in fig.items():
+            print(f"  margin {m}: {f}", flush=True)
+        if fig[key]["gain_per_decision"] > best_gain:
+            best, best_gain, best_epoch = copy.deepcopy(model.state_dict()), fig[key]["gain_per_decision"], epoch
+    model.load_state_dict(best)
+    with torch.no_grad():
+        model.prior_weight += args.margin / scale
+    model.eval()
+    final = greedy_gain(model, val, [0.0], scale, per_round)["0"]
+    print(f"kept epoch {best_epoch} with margin {args.margin:g}: {final}", flush=True)
+    out_meta = {k: v for k, v in meta.items() if k not in ("training_state",)}
+    out_meta["advantage_fit"] = {
+        "base": str(args.base),
+        "base_training_steps": meta.get("training_steps", 0),
+        "labels": [str(x) for x in args.labels],
+        **totals,
+        "training_rows": n,
+        "held_out_rows": int(len(val["ppos"])),
+        "settings": {k: getattr(args, k) for k in ("objective", "huber", "epochs", "lr", "batch", "margin",
+                                                    "val_every", "seed")} | {"scale": scale},  # fmt: skip
+        "kept_epoch": best_epoch,
+        "held_out": final,
+        "history": history,
+        "wall_seconds": round(time.time() - t0, 1),
+    }
+    save_checkpoint(args.out, model, out_meta)
+    print(f"saved {args.out}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
