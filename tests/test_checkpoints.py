@@ -207,7 +207,7 @@ def test_refuses_sizes_of_another_env(ckpt: Path) -> None:
 def test_refuses_unknown_architecture(ckpt: Path) -> None:
     arch = dict(_net().arch, kind="transformer")
     _resave_weights(ckpt, _net(), {"architecture": arch})
-    with pytest.raises(CheckpointError, match="architecture kind 'transformer'; this version knows only 'card_action', 'card_prior', 'masked_mlp'"):
+    with pytest.raises(CheckpointError, match="architecture kind 'transformer'; this version knows only 'card_action', 'card_prior', 'card_prior_measures', 'masked_mlp'"):
         load_checkpoint(ckpt)
 
 

@@ -19,7 +19,8 @@ The sessions whose index is a multiple of ``--val-every`` are held out. On them 
 in that deal (the other candidates' rollouts are the same deal played the other way). The figures: the departure
 rate, the mean gain per labelled decision with its 95 % interval (clustered by session), and that gain scaled to a
 seat's round (times the decisions with a choice per seat and round of the label files), for each margin of
-``--margins``; the epoch whose held-out gain at ``--margin`` is highest is saved to ``--out``, with the base's
+``--margins``; the epoch with the lowest held-out loss (``--select loss``, the default) or the highest held-out
+gain at ``--margin`` (``--select gain``) is saved to ``--out``, with the base's
 metadata and an ``advantage_fit`` entry (label folders, sizes, settings, held-out figures).
 
 Usage::
@@ -75,6 +76,11 @@ def load_labels(folders: list[str], val_every: int) -> tuple[dict[str, np.ndarra
                 target = parts[1] if i % val_every == 0 else parts[0]
                 for k in ("obs", "mask", "prior", "cand", "scores", "seat", "round"):
                     target.setdefault(k, []).append(data[k])
+                if "measures" in data.files:
+                    names = tuple(str(x) for x in data["measure_names"])
+                    if totals.setdefault("measure_names", names) != names:
+                        raise ConfigError(f"{f}: measures {list(names)}, other files {list(totals['measure_names'])}")
+                    target.setdefault("measures", []).append(data["measures"])
                 target.setdefault("session", []).append(np.full(n, sid, dtype=np.int64))
             sid += 1
     train, val = ({k: _cat(v) for k, v in p.items()} for p in parts)
@@ -82,7 +88,8 @@ def load_labels(folders: list[str], val_every: int) -> tuple[dict[str, np.ndarra
 
 
 def _cat(arrays: list[np.ndarray]) -> np.ndarray:
-    """Concatenate, padding the candidate axis (``cand`` with -1, ``scores`` with 0) to the widest file."""
+    """Concatenate, padding the candidate axis (``cand`` with -1, ``scores`` and ``measures`` with 0) to the widest
+    file."""
     if arrays[0].ndim >= 2 and len({a.shape[1] for a in arrays}) > 1 and arrays[0].dtype != bool:
         width = max(a.shape[1] for a in arrays)
         fill = -1 if arrays[0].dtype == np.int64 else 0
@@ -140,7 +147,14 @@ def prepare(rows: dict[str, np.ndarray], d: np.ndarray) -> dict[str, Any]:
     cpos = np.argmax(match, axis=2)
     real = cand >= 0
     ppos = np.argmax(index == rows["prior"][:, None], axis=1)
+    measures = None
+    if "measures" in rows:
+        m = rows["measures"]
+        if m.shape[1] < index.shape[1]:
+            m = np.pad(m, [(0, 0), (0, index.shape[1] - m.shape[1]), (0, 0)])
+        measures = torch.from_numpy(np.ascontiguousarray(m[:, : index.shape[1]], dtype=np.float32))
     return {
+        "measures": measures,
         "obs": torch.from_numpy(rows["obs"].astype(np.float32)),
         "index": torch.from_numpy(index),
         "valid": torch.from_numpy(valid),
@@ -158,7 +172,9 @@ def prepare(rows: dict[str, np.ndarray], d: np.ndarray) -> dict[str, Any]:
 def logits_of(model: Any, data: dict[str, Any], rows: Any = slice(None)) -> Any:
     """The network's legal logits (B, L) of the rows."""
     pi, _ = model.features(data["obs"][rows])
-    return model.legal_logits(pi, data["index"][rows], data["valid"][rows], data["flags"][rows])
+    measures = data["measures"]
+    return model.legal_logits(pi, data["index"][rows], data["valid"][rows], data["flags"][rows],
+                              None if measures is None else measures[rows])  # fmt: skip
 
 
 def regression_loss(model: Any, data: dict[str, Any], rows: Any, scale: float, huber: float) -> Any:
@@ -219,6 +235,23 @@ def _clustered_ci(x: np.ndarray, cluster: np.ndarray) -> tuple[float, float]:
     return mean, 1.96 * math.sqrt(var)
 
 
+def drop_prior_input(model: Any) -> None:
+    """Make the network one action-value function: the action scorer's input flag of the heuristic's move gets a
+    zero weight that stays zero, and ``prior_weight`` is 0 and frozen while fitting (the margin is added at the end).
+    Then logit(a) - logit(b) predicts the advantage of ``a`` over ``b`` whichever move the heuristic made, so the
+    rare decisions where the heuristic takes an action learn from the common ones where it does not, and back."""
+    import torch
+
+    col = model.action_mlp.in_features - getattr(model, "num_measures", 0) - 1  # the flag's input column
+    with torch.no_grad():
+        model.action_mlp.weight[:, col] = 0.0
+        model.prior_weight.zero_()
+    keep = torch.ones_like(model.action_mlp.weight)
+    keep[:, col] = 0.0
+    model.action_mlp.weight.register_hook(lambda grad: grad * keep)
+    model.prior_weight.requires_grad_(False)
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (module docstring); bad values raise ``ConfigError``."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -235,6 +268,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--margins", type=float, nargs="+", default=[0.0, 0.5, 1.0, 2.0, 4.0])
     p.add_argument("--val-every", type=int, default=10)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--prior-input", choices=("drop", "keep"), default="drop",
+                   help="drop: the scorer ignores which move is the heuristic's (one action-value function)")
+    p.add_argument("--weight-decay", type=float, default=0.0)
+    p.add_argument("--measures", action="store_true",
+                   help="fit a card_prior_measures network: the base's scorer also reads the labels' heuristic measures")
+    p.add_argument("--select", choices=("loss", "gain"), default="loss",
+                   help="keep the epoch with the lowest held-out loss, or the highest held-out gain at --margin")
     args = p.parse_args(argv)
     for name in ("epochs", "batch", "val_every"):
         if getattr(args, name) < 1:
@@ -276,19 +316,38 @@ def main(argv: list[str] | None = None) -> int:
     g = game(meta["profile"])
     scale = args.scale if args.scale is not None else (5.0 if g.lower_is_better else 2.0)
     per_round = totals["choices"] / (totals["rounds_played"] * int(meta["num_players"]))
+    model = ckpt.model
+    if args.measures:
+        if "measure_names" not in totals:
+            print("error: --measures needs label files with measures (training/advantage_labels.py writes them)",
+                  file=sys.stderr)  # fmt: skip
+            return 2
+        from rummy_env.models.policy import build_policy
+
+        arch = dict(model.arch, kind="card_prior_measures", prior_measures=list(totals["measure_names"]))
+        model = build_policy(arch).expand_from(model)
+        meta = dict(meta, architecture=arch)
+    else:
+        for rows in (train_rows, val_rows):
+            rows.pop("measures", None)
     train = prepare(train_rows, advantages(train_rows, g.lower_is_better, args.objective))
     val = prepare(val_rows, advantages(val_rows, g.lower_is_better, args.objective))
     n = len(train["ppos"])
     print(f"{totals['sessions']} sessions, {per_round:.1f} decisions with a choice per seat and round: {n} training "
           f"rows, {len(val['ppos'])} held out; scale {scale:g} points per logit", flush=True)  # fmt: skip
-    model = ckpt.model
     model.eval()
     base_fig = greedy_gain(model, val, args.margins, scale, per_round)
     print(f"base: {base_fig[f'{args.margin:g}']}", flush=True)
-    opt = torch.optim.Adam(model.parameters(), lr=args.lr)
+    if args.prior_input == "drop":
+        drop_prior_input(model)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr,
+                            weight_decay=args.weight_decay)  # fmt: skip
     gen = torch.Generator().manual_seed(args.seed)
     key = f"{args.margin:g}"
-    best, best_gain, best_epoch = copy.deepcopy(model.state_dict()), base_fig[key]["gain_per_decision"], 0
+    with torch.no_grad():
+        base_loss = float(regression_loss(model, val, slice(None), scale, args.huber))
+    best, best_epoch = copy.deepcopy(model.state_dict()), 0
+    best_score = -base_loss if args.select == "loss" else base_fig[key]["gain_per_decision"]
     history = [{"epoch": 0, "held_out": base_fig}]
     t0 = time.time()
     for epoch in range(1, args.epochs + 1):
@@ -301,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
             opt.zero_grad()
             loss.backward()
             opt.step()
-            total += float(loss) * len(b)
+            total += float(loss.detach()) * len(b)
         model.eval()
         with torch.no_grad():
             val_loss = float(regression_loss(model, val, slice(None), scale, args.huber))
@@ -310,9 +369,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"epoch {epoch} ({time.time() - t0:.0f} s) loss {total / n:.4f} held-out {val_loss:.4f}", flush=True)
         for m, f in fig.items():
             print(f"  margin {m}: {f}", flush=True)
-        if fig[key]["gain_per_decision"] > best_gain:
-            best, best_gain, best_epoch = copy.deepcopy(model.state_dict()), fig[key]["gain_per_decision"], epoch
+        score = -val_loss if args.select == "loss" else fig[key]["gain_per_decision"]
+        if score > best_score:
+            best, best_score, best_epoch = copy.deepcopy(model.state_dict()), score, epoch
     model.load_state_dict(best)
+    model.prior_weight.requires_grad_(True)
     with torch.no_grad():
         model.prior_weight += args.margin / scale
     model.eval()
@@ -327,7 +388,8 @@ def main(argv: list[str] | None = None) -> int:
         "training_rows": n,
         "held_out_rows": int(len(val["ppos"])),
         "settings": {k: getattr(args, k) for k in ("objective", "huber", "epochs", "lr", "batch", "margin",
-                                                    "val_every", "seed")} | {"scale": scale},  # fmt: skip
+                                                    "val_every", "seed", "select", "prior_input", "weight_decay",
+                                                    "measures")} | {"scale": scale},  # fmt: skip
         "kept_epoch": best_epoch,
         "held_out": final,
         "history": history,

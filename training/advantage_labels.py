@@ -22,6 +22,11 @@ Each session ``i`` (seed ``session_seed(--seed, i)``) is written as ``OUT/sessio
 - ``scores`` (N, K, P) float32: every seat's score of the round (penalty or payment, as the engine counts it)
   after each candidate;
 - ``seat``, ``round`` (N,) int16: who decided, in which round (0-based index of the session's rounds);
+- ``step`` (N,) int32: the decision's index in the session (replaying the session's seed to it gives the
+  position back);
+- ``measures`` (N, L, F) float32: the heuristic's measures of every legal action (``HeuristicBot.
+  action_measures``, rows in increasing action id, zero padding to the longest legal list L) and
+  ``measure_names`` (F,) str: their names;
 - ``choices`` () int64: the decisions with more than one legal action in the session (labelled or not), and
   ``rounds_played`` () int64: its rounds (deals), so that a mean per labelled decision can be scaled to a round.
 
@@ -51,7 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import ConfigError, check_table, cli_args  # noqa: E402
 
-ARRAYS = ("obs", "mask", "prior", "cand", "scores", "seat", "round")
+ARRAYS = ("obs", "mask", "prior", "cand", "scores", "seat", "round", "step", "measures")
 
 
 def round_scores(state: Any, round_index: int) -> list[float]:
@@ -60,14 +65,92 @@ def round_scores(state: Any, round_index: int) -> list[float]:
     return [float(x) for x in res.get("penalties", res.get("payments"))]
 
 
-def play_out(state: Any, bots: list[Any], round_index: int) -> list[float]:
+class SeatStocks:
+    """The ``seat`` coupling of the stock: every seat draws from its own sequence of the stock's cards.
+
+    The stock is shuffled afresh (its order is hidden and uniformly random given everything else, so this changes
+    no branch's distribution) and dealt round-robin into one queue per seat; before each action the card the
+    drawer of that action would get -- the next of his queue, or when his queue is empty the last card of the
+    longest other queue -- is put on top of the stock. Reading a uniformly shuffled deck in an order chosen from
+    what has been read so far still draws uniformly, so each branch is a correct sample; but two branches that
+    differ by one draw (a card taken from the discard pile instead of the stock, a buy) no longer shift every
+    later draw of every seat by one card: each seat draws the same cards in both, as far as its own draws go.
+    That removes most of the noise a single decision's difference otherwise carries. When the stock is reshuffled
+    from the discard pile (or its size no longer matches) the coupling stops and the engine's order rules.
+    """
+
+    def __init__(self, stock: list[int], num_players: int, rng: np.random.Generator):
+        order = list(stock)
+        rng.shuffle(order)
+        self.queues = [order[p::num_players][::-1] for p in range(num_players)]  # next card at the end
+        self.live = True
+        self._pending: list[int] | None = None
+
+    def copy(self) -> SeatStocks:
+        """The same queues, for another branch (common random numbers)."""
+        new = SeatStocks.__new__(SeatStocks)
+        new.queues = [list(q) for q in self.queues]
+        new.live, new._pending = self.live, None
+        return new
+
+    def apply(self, state: Any, action: int, drawer: int) -> None:
+        """``state.apply(action)`` with ``drawer``'s next card on top of the stock."""
+        stock = state.stock
+        if self.live and len(stock) != sum(len(q) for q in self.queues):
+            self.live = False
+        if not self.live or not stock:
+            state.apply(action)
+            return
+        queue = self.queues[drawer]
+        if not queue:
+            queue = max(self.queues, key=len)
+            card = queue[0]
+            taken = (queue, 0)
+        else:
+            card = queue[-1]
+            taken = (queue, len(queue) - 1)
+        stock.remove(card)
+        stock.append(card)
+        before = len(stock)
+        state.apply(action)
+        after = len(state.stock)
+        if after == before - 1:
+            del taken[0][taken[1]]
+        elif after != before:
+            self.live = False
+
+
+def drawer_of(state: Any, action: int, buy: int) -> int:
+    """The seat that would take the stock top if ``action`` draws one: the buyer of a buy (its penalty card),
+    otherwise the player whose turn it is (his draw, also at the end of a buy window)."""
+    return state.current_player if action == buy else state.active
+
+
+def play_out(
+    state: Any,
+    bots: list[Any],
+    round_index: int,
+    stocks: SeatStocks | None = None,
+    buy: int = -1,
+    horizon: int = 0,
+) -> list[float]:
     """Play ``state`` on with ``bots`` (``HeuristicBot`` per seat, acting on views) to the end of round
-    ``round_index``; every seat's score of that round."""
+    ``round_index``; every seat's score of that round. With ``stocks`` every draw goes through its coupling
+    (``buy``: the buy action's id, -1 if none). With ``horizon`` > 0 play at most that many decisions: if the round
+    has not ended by then, every seat's score is the penalty of the cards in its hand (the contract family's
+    engines count it; ``SearchBot``'s static evaluation)."""
+    played = 0
     while not state.is_terminal() and len(state.round_results) <= round_index:
+        if horizon and played >= horizon:
+            return [float(state.penalty(p)) for p in range(len(state.hands))]
+        played += 1
         legal = state.legal_actions()
         mover = state.current_player
         action = legal[0] if len(legal) == 1 else bots[mover].act_view(state.public_view(mover))
-        state.apply(action)
+        if stocks is None:
+            state.apply(action)
+        else:
+            stocks.apply(state, action, drawer_of(state, action, buy))
     return round_scores(state, round_index)
 
 
@@ -88,9 +171,13 @@ def label_session(
     label_prob: float,
     max_candidates: int,
     rounds: list[int] | None = None,
+    coupling: str = "order",
+    horizon: int = 0,
 ) -> dict[str, np.ndarray]:
     """Play one heuristic session of ``seed`` (``rounds``: those rounds in the contract profiles, that many deals
-    in continental) and return its labels (the module docstring's arrays)."""
+    in continental) and return its labels (the module docstring's arrays). ``coupling``: ``order`` rolls every
+    candidate out on the true stock order, ``seat`` through ``SeatStocks`` (a fresh shuffle per labelled decision,
+    the same for every candidate). ``horizon``: see ``play_out``."""
     import rummy_env
     from rummy_env.bots.heuristic import HeuristicBot
     from rummy_env.evaluation.tournament import env_config_from_args
@@ -100,15 +187,19 @@ def label_session(
     env.reset(seed=seed)
     raw = env.unwrapped
     g = game(profile)
+    buy = getattr(raw.layout, "BUY", None)
+    buy = -1 if buy is None else int(buy)
     heur = [HeuristicBot(seed * 31 + s) for s in range(num_players)]
     rng = np.random.Generator(np.random.PCG64(seed))
     rows: dict[str, list[Any]] = {k: [] for k in ARRAYS}
     choices = 0
+    step = -1
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
             continue
+        step += 1
         mask = obs["action_mask"]
         seat = raw.agent_name_mapping[agent]
         move = heur[seat].act(env, agent)
@@ -119,11 +210,20 @@ def label_session(
             cand = candidates(legal, move, max_candidates, rng)
             root = g.load_state(raw.game_state(), raw.rules)
             round_index = len(root.round_results)
+            stocks = None
+            if coupling == "seat":
+                stocks = SeatStocks(root.stock, num_players, np.random.Generator(np.random.PCG64([seed, choices])))
             scores = []
             for a in cand:
                 st = root.clone()
-                st.apply(a)
-                scores.append(play_out(st, [bot.fork() for bot in heur], round_index))
+                bots = [bot.fork() for bot in heur]
+                if stocks is None:
+                    st.apply(a)
+                    scores.append(play_out(st, bots, round_index, horizon=horizon))
+                else:
+                    branch = stocks.copy()
+                    branch.apply(st, a, drawer_of(st, a, buy))
+                    scores.append(play_out(st, bots, round_index, branch, buy, horizon))
             rows["obs"].append(np.asarray(obs["observation"], dtype=np.float32))
             rows["mask"].append(np.asarray(mask, dtype=bool))
             rows["prior"].append(move)
@@ -131,8 +231,12 @@ def label_session(
             rows["scores"].append(scores)
             rows["seat"].append(seat)
             rows["round"].append(round_index)
+            rows["step"].append(step)
+            rows["measures"].append(heur[seat].action_measures(raw.public_view(agent)))
         env.step(move)
     out = pack(rows, num_players, max_candidates)
+    names = heur[0].measure_names(profile)
+    out["measure_names"] = np.array(names, dtype=f"U{max([1, *map(len, names)])}")
     out["choices"] = np.array(choices, dtype=np.int64)
     out["rounds_played"] = np.array(len(raw.round_results), dtype=np.int64)
     return out
@@ -146,8 +250,14 @@ def pack(rows: dict[str, list[Any]], num_players: int, max_candidates: int) -> d
     for i, (c, s) in enumerate(zip(rows["cand"], rows["scores"])):
         cand[i, : len(c)] = c
         scores[i, : len(c)] = s
-    out = {"cand": cand, "scores": scores}
-    for k, dtype in (("obs", np.float32), ("mask", bool), ("prior", np.int64), ("seat", np.int16), ("round", np.int16)):
+    width = max([1, *(len(m) for m in rows["measures"])])
+    feats = rows["measures"][0].shape[1] if n else 0
+    measures = np.zeros((n, width, feats), dtype=np.float32)
+    for i, m in enumerate(rows["measures"]):
+        measures[i, : len(m)] = m
+    out = {"cand": cand, "scores": scores, "measures": measures}
+    for k, dtype in (("obs", np.float32), ("mask", bool), ("prior", np.int64), ("seat", np.int16), ("round", np.int16),
+                     ("step", np.int32)):
         out[k] = np.array(rows[k], dtype=dtype) if rows[k] else np.zeros((0,), dtype=dtype)
     return out
 
@@ -165,7 +275,7 @@ def _worker(args: argparse.Namespace, worker: int, deadline: float) -> None:
         t0 = time.time()
         data = label_session(
             args.profile, args.num_players, session_seed(args.seed, i), args.label_prob, args.max_candidates,
-            args.rounds,
+            args.rounds, args.coupling, args.horizon,
         )  # fmt: skip
         tmp = out / f".session_{i:05d}.tmp.npz"
         np.savez_compressed(tmp, **data)
@@ -186,6 +296,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--label-prob", type=float, default=0.05, help="chance that a decision with a choice is labelled")
     p.add_argument("--max-candidates", type=int, default=24, help="candidate actions rolled out per decision")
+    p.add_argument("--coupling", choices=("order", "seat"), default="order",
+                   help="roll out on the true stock order, or on a fresh shuffle dealt into one queue per seat")
+    p.add_argument("--horizon", type=int, default=0,
+                   help="decisions a rollout plays before the hands' penalties score it (0: to the end of the round)")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument(
         "--rounds", type=int, nargs="+", default=None, help="contract profiles: these rounds only; continental: deals"
@@ -201,9 +315,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         raise ConfigError(f"--label-prob must be in (0, 1], got {args.label_prob}")
     if not 2 <= args.max_candidates <= 4096:
         raise ConfigError(f"--max-candidates must be in 2..4096, got {args.max_candidates}")
+    if args.horizon < 0:
+        raise ConfigError(f"--horizon must be >= 0 (0: to the end of the round), got {args.horizon}")
     if args.max_minutes < 0:
         raise ConfigError(f"--max-minutes must be >= 0, got {args.max_minutes}")
     check_table(args.profile, args.num_players, args.rounds)
+    from rummy_env.registry import game
+
+    if args.horizon and not game(args.profile).lower_is_better:
+        raise ConfigError(
+            f"--horizon: {args.profile!r} scores payments, not penalties in hand; its rollouts play to the end of the "
+            "deal (--horizon 0)"
+        )
     return args
 
 

@@ -2,7 +2,8 @@
 a checked safetensors checkpoint, see ``rummy_env.checkpoints``).
 
 Both read only ``env.observe(agent)`` -- the agent's observation vector and action mask -- (a ``card_prior`` network
-also the move of its prior bot, which reads only the same agent's ``public_view``) and play greedy (the most
+also the move of its prior bot, which reads only the same agent's ``public_view``, and a ``card_prior_measures``
+network that bot's measures of each legal action, from the same view) and play greedy (the most
 probable legal action) or sampled (from the masked distribution, with the bot's seeded generator), so a bot plays
 the same actions for the same seed. ``checkpoint_factory`` is the registry factory for ``"checkpoint:PATH"``
 (greedy) and ``"checkpoint:PATH@sample"`` (sampled).
@@ -45,6 +46,8 @@ class PolicyBot:
             from . import load
 
             self.prior_bot = load(prior, seed=seed)
+        # a card_prior_measures network also reads the prior bot's measures of every legal action
+        self._measures = tuple(model.arch.get("prior_measures", ()))
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -80,6 +83,13 @@ class PolicyBot:
                 f"bot {self.name!r} takes {arch['obs_size']} observations / {arch['num_actions']} actions; this env "
                 f"has {raw.observer.size} / {raw.num_actions}"
             )
+        if self._measures:
+            have = tuple(self.prior_bot.measure_names(profile))
+            if have != self._measures:
+                raise ValueError(
+                    f"bot {self.name!r} reads the measures {list(self._measures)} of its prior bot; the "
+                    f"{arch['prior']!r} bot of this version gives {list(have)} for profile {profile!r}"
+                )
         try:
             self._checked.add(raw)
         except TypeError:
@@ -93,7 +103,14 @@ class PolicyBot:
         if not mask.any():
             raise ValueError(f"{agent} has no legal action: it is not its decision")
         prior = None if self.prior_bot is None else np.array([self.prior_bot.act(env, agent)], dtype=np.int64)
-        actions, _, _ = self.model.act(obs["observation"], mask, greedy=self.greedy, rng=self.rng, prior=prior)
+        measures = None
+        if self._measures:
+            from .view import public_view
+
+            measures = self.prior_bot.action_measures(public_view(env, agent))[None]
+        actions, _, _ = self.model.act(
+            obs["observation"], mask, greedy=self.greedy, rng=self.rng, prior=prior, measures=measures
+        )
         return int(actions[0])
 
 

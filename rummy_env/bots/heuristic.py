@@ -85,6 +85,33 @@ class HeuristicBot:
                 new._policies[profile].rng = new.rng  # the bot and its policies draw from one generator
         return new
 
+    def measure_names(self, profile: str) -> tuple[str, ...]:
+        """The columns of ``action_measures`` for ``profile`` (its policy's ``ACTION_FEATURES``; empty if it has
+        none)."""
+        factory = POLICIES.get(profile)
+        if factory is None:
+            raise ValueError(f"no heuristic for profile {profile!r}; available: {sorted(POLICIES)}")
+        return tuple(getattr(self._policy(profile), "ACTION_FEATURES", ()))
+
+    def action_measures(self, view: PublicView) -> np.ndarray:
+        """(len(view.legal), len(measure_names)) float32: the measures the heuristic decides by, of each legal
+        action of ``view`` in increasing action id (the rows of ``rummy_env.models.policy.legal_index``); a
+        network over this bot reads them (``card_prior_measures``). Reads only the view; draws nothing from the
+        generator and changes no memory, so the bot's moves are the same whether or not it is asked."""
+        policy = self._policy(view.profile)
+        rows = policy.action_features(view)
+        order = np.argsort(np.asarray(view.legal, dtype=np.int64), kind="stable")
+        return np.asarray(rows, dtype=np.float32).reshape(len(view.legal), -1)[order]
+
+    def _policy(self, profile: str) -> Policy:
+        policy = self._policies.get(profile)
+        if policy is None:
+            factory = POLICIES.get(profile)
+            if factory is None:
+                raise ValueError(f"no heuristic for profile {profile!r}; available: {sorted(POLICIES)}")
+            policy = self._policies[profile] = factory(self.rng)
+        return policy
+
     def act(self, env: Any, agent: str) -> int:
         """The heuristic's legal action for ``agent``, from ``agent``'s public view only."""
         view = public_view(env, agent)
@@ -97,13 +124,7 @@ class HeuristicBot:
         least one legal action): ``act`` without an env, for play on a bare engine state (rollouts)."""
         if len(view.legal) == 1:
             return view.legal[0]
-        policy = self._policies.get(view.profile)
-        if policy is None:
-            factory = POLICIES.get(view.profile)
-            if factory is None:
-                raise ValueError(f"no heuristic for profile {view.profile!r}; available: {sorted(POLICIES)}")
-            policy = self._policies[view.profile] = factory(self.rng)
-        return policy.decide(view)
+        return self._policy(view.profile).decide(view)
 
 
 __all__ = ["HeuristicBot", "POLICIES", "Policy", "register_heuristic"]

@@ -306,6 +306,67 @@ class ContinentalHeuristic:
         return p
 
     # ----------------------------------------------------------------------------------------------------------
+    # Per-move measures: what a network over this heuristic reads of each legal action
+    # ----------------------------------------------------------------------------------------------------------
+    #: the columns of ``action_features``
+    ACTION_FEATURES = ("distance_delta", "keep_value", "feeds_next", "wild", "payment")
+
+    def action_features(self, view: ContinentalView) -> list[list[float]]:
+        """One row of ``ACTION_FEATURES`` per legal action of ``view`` (in ``view.legal`` order): the measures this
+        heuristic decides by.
+
+        | column | meaning |
+        |---|---|
+        | ``distance_delta`` | a discard: the hand's distance to going out after it minus after the best discard; taking the discard top: the best distance with it minus the distance now (the stock: 0) |
+        | ``keep_value`` | a discard: how connected the card is (``keep_value``) |
+        | ``feeds_next`` | a discard: the next player publicly collects near it |
+        | ``wild`` | a discard of a wild card |
+        | ``payment`` | going out (``declare``, ``discard_declare``): what each opponent pays, / 10 |
+
+        Reads only ``view`` and changes nothing (no generator draw)."""
+        lay = view.layout
+        planner = self.planner(view)
+        hand = list(view.hand)
+        legal = view.legal
+        def discarded(a: int) -> int:
+            """The card a discard (plain or declaring) throws; -1 for another action."""
+            if a >= lay.DISCARD_DECLARE:
+                return a - lay.DISCARD_DECLARE
+            return a - lay.DISCARD if lay.DISCARD <= a < lay.DISCARD + NUM_KINDS else -1
+
+        discards = sorted({discarded(a) for a in legal} - {-1})
+        dist = planner.distances_after_discard(hand, discards) if discards else {}
+        best = min(dist.values()) if dist else 0
+        live = view.unseen() if discards else ()
+        bonus = view.rules.first_turn_bonus if self.first_turn(view) else 0
+        rows = []
+        for a in legal:
+            row = [0.0] * len(self.ACTION_FEATURES)
+            k = discarded(a)
+            if k >= 0:
+                row[0] = float(dist[k] - best)
+                if is_wild(k):
+                    row[3] = 1.0
+                else:
+                    row[1] = self.keep_value(view, k, live)
+                    row[2] = self.feeds_next(view, k)
+                if a >= lay.DISCARD_DECLARE:
+                    hand[k] -= 1
+                    row[4] = self.payment(view, hand, bonus) / 10.0
+                    hand[k] += 1
+            elif a == lay.DRAW_DISCARD:
+                top = view.discard_top
+                now = planner.distance(hand)
+                hand[top] += 1
+                kinds = [k for k in range(NUM_KINDS) if hand[k] > (1 if k == top else 0)]
+                row[0] = float(min(planner.distances_after_discard(hand, kinds).values()) - now)
+                hand[top] -= 1
+            elif a == lay.DECLARE:
+                row[4] = self.payment(view, hand, view.rules.no_draw_bonus + view.rules.first_turn_bonus) / 10.0
+            rows.append(row)
+        return rows
+
+    # ----------------------------------------------------------------------------------------------------------
     # Entry point
     # ----------------------------------------------------------------------------------------------------------
     def decide(self, view: ContinentalView) -> int:

@@ -109,6 +109,96 @@ class ContractHeuristic:
         return self.choose_act(view)
 
     # ----------------------------------------------------------------------------------------------------------
+    # Per-move measures: what a network over this heuristic reads of each legal action
+    # ----------------------------------------------------------------------------------------------------------
+    #: the columns of ``action_features``
+    ACTION_FEATURES = ("cost_delta", "missing_delta", "penalty_delta", "stuck_delta", "feeds_next", "in_target",
+                       "danger")  # fmt: skip
+
+    def action_features(self, view: PublicView) -> list[list[float]]:
+        """One row of ``ACTION_FEATURES`` per legal action of ``view`` (in ``view.legal`` order): the measures this
+        heuristic decides by, of the seat's hand after the action, as differences from the hand now.
+
+        | column | meaning |
+        |---|---|
+        | ``cost_delta`` | the hand's cost (``structure`` / ``final_runs``: weighted cards missing to the target) after the action minus now |
+        | ``missing_delta`` | the same for the number of missing cards |
+        | ``penalty_delta`` | penalty points in hand after minus now, / 10 |
+        | ``stuck_delta`` | once down: cards that cannot be laid off on the table, after minus now (0 before) |
+        | ``feeds_next`` | a discard: the risk that the next player takes it (``feeds_next``) |
+        | ``in_target`` | a discard before opening: the card belongs to the hand's best target |
+        | ``danger`` | the round's ``danger`` (the same in every row) |
+
+        The hand after a move is known for a discard, taking the discard top, a deep pickup and a buy (the penalty
+        card is unseen and left out); the other moves (stock draw, pass, melds, lay-offs, joker moves, going out)
+        keep the hand's measures (zeros) and are told apart by the network's own inputs. Reads only ``view`` and
+        changes nothing (no generator draw, no memory)."""
+        lay = view.layout
+        hand = tuple(view.hand)
+        live = view.unseen()
+        seat = view.seat
+        opened = bool(view.opened[seat])
+        final = view.final_round
+        table = view.table()
+        target_size = sum(hand) + (1 if view.phase in ("draw", "buy") else 0)
+
+        def measure(h: tuple[int, ...]) -> tuple[float, float]:
+            if final:
+                s = self.final_runs(view, h, target_size, live)
+            else:
+                s = self.structure(view, h, live)
+            return s.cost, float(s.missing)
+
+        def stuck(h: tuple[int, ...]) -> float:
+            can = playable(h, table, view.rules)
+            return float(sum(h) - sum(min(h[k], can[k]) for k in range(NUM_KINDS)))
+
+        def penalty(h: tuple[int, ...]) -> float:
+            return sum(PENALTY[k] * h[k] for k in range(NUM_KINDS) if h[k]) / 10.0
+
+        base_cost, base_missing = measure(hand)
+        base_stuck = stuck(hand) if opened else 0.0
+        base_pen = penalty(hand)
+        target = None if (opened or final) else self.structure(view, hand, live)
+        danger = self.danger(view)
+        after: dict[int, tuple[int, ...]] = {}
+        top = view.discard_top
+        pile = view.discard
+        pickup = lay.ranges.get("pickup")
+        for a in view.legal:
+            if lay.DISCARD <= a < lay.DISCARD + NUM_KINDS:
+                after[a] = _with(hand, a - lay.DISCARD, -1)
+            elif a == lay.DRAW_DISCARD and top >= 0:
+                after[a] = _with(hand, top)
+            elif a == getattr(lay, "BUY", -1) and view.offered >= 0:
+                after[a] = _with(hand, view.offered)
+            elif pickup is not None and pickup.start <= a < pickup.stop:
+                depth = a - pickup.start + 2
+                h = list(hand)
+                for k in pile[-depth:]:
+                    h[k] += 1
+                after[a] = tuple(h)
+        rows = []
+        for a in view.legal:
+            row = [0.0] * len(self.ACTION_FEATURES)
+            row[6] = danger
+            h = after.get(a)
+            if h is not None:
+                cost, missing = measure(h)
+                row[0] = cost - base_cost
+                row[1] = missing - base_missing
+                row[2] = penalty(h) - base_pen
+                if opened:
+                    row[3] = stuck(h) - base_stuck
+                if lay.DISCARD <= a < lay.DISCARD + NUM_KINDS:
+                    k = a - lay.DISCARD
+                    row[4] = self.feeds_next(view, k, table)
+                    if target is not None:
+                        row[5] = 1.0 if hand[k] <= target.used[k] else 0.0
+            rows.append(row)
+        return rows
+
+    # ----------------------------------------------------------------------------------------------------------
     # Hand measures (memoised: the same hand is measured for the draw, each buy and the discard)
     # ----------------------------------------------------------------------------------------------------------
     def structure(self, view: PublicView, hand: tuple[int, ...], live: list[int]) -> Structure:

@@ -47,7 +47,9 @@ file). A ``card_action`` architecture also names ``action_features`` (75), ``act
 offsets it reads (``hand_offset``, ``top_offset``, ``offered_offset``; -1: none), each checked to lie inside the
 observation before anything is built. ``card_prior`` is ``card_action`` with one more key, ``prior`` (a bot id of
 ``PRIOR_BOTS``): that bot's move for the deciding seat is one more action feature and adds the scalar tensor
-``prior_weight`` to its logit.
+``prior_weight`` to its logit. ``card_prior_measures`` is ``card_prior`` with one more key, ``prior_measures``: the
+names of the prior bot's per-action measures (``HeuristicBot.action_measures``), each one more input of the
+action scorer; the bot must name the same measures when it plays.
 
 Only ``save_checkpoint`` / ``load_checkpoint`` of a network import torch (through ``rummy_env.models.policy``);
 ``read_metadata`` does not.
@@ -80,8 +82,17 @@ PRIOR_ARCH_KIND = "card_prior"
 PRIOR_ARCH_KEYS = (*CARD_ARCH_KEYS, "prior")
 #: the bot ids a ``card_prior`` network may name as its prior
 PRIOR_BOTS = ("heuristic",)
+#: ``card_prior`` that also reads the prior bot's measures of every legal action
+#: (``rummy_env.models.policy.MeasuredPriorActorCritic``): one more key, ``prior_measures``, the names of the
+#: measures (the bot's ``measure_names(profile)``, checked when the bot plays), one more action-scorer input each
+MEASURED_ARCH_KIND = "card_prior_measures"
+MEASURED_ARCH_KEYS = (*PRIOR_ARCH_KEYS, "prior_measures")
+#: at most this many measures, each name at most this long (lower-case letters, digits, underscores)
+MAX_MEASURES = 64
+MAX_MEASURE_NAME = 40
 #: every architecture kind this version builds, and the keys of each
-ARCH_KINDS = {ARCH_KIND: ARCH_KEYS, CARD_ARCH_KIND: CARD_ARCH_KEYS, PRIOR_ARCH_KIND: PRIOR_ARCH_KEYS}
+ARCH_KINDS = {ARCH_KIND: ARCH_KEYS, CARD_ARCH_KIND: CARD_ARCH_KEYS, PRIOR_ARCH_KIND: PRIOR_ARCH_KEYS,
+              MEASURED_ARCH_KIND: MEASURED_ARCH_KEYS}  # fmt: skip
 #: ``card_action``: columns of the static action table (``rummy_env.models.action_features.NUM_FEATURES``), card
 #: kinds (53), relational features per card kind (``CONTEXT``) and the extra trunk inputs they make
 CARD_KINDS = 53
@@ -478,13 +489,30 @@ def check_architecture(arch: Any) -> None:
             raise ValueError(f"architecture {key}={sizes!r}; expected at most {MAX_LAYERS} sizes in 1..{MAX_WIDTH}")
     if arch["activation"] not in ACTIVATION_NAMES:
         raise ValueError(f"architecture activation {arch['activation']!r}; allowed: {list(ACTIVATION_NAMES)}")
-    if kind in (CARD_ARCH_KIND, PRIOR_ARCH_KIND):
+    if kind in (CARD_ARCH_KIND, PRIOR_ARCH_KIND, MEASURED_ARCH_KIND):
         _check_card_architecture(arch)
-    if kind == PRIOR_ARCH_KIND and (not isinstance(arch["prior"], str) or arch["prior"] not in PRIOR_BOTS):
+    if kind in (PRIOR_ARCH_KIND, MEASURED_ARCH_KIND) and (
+        not isinstance(arch["prior"], str) or arch["prior"] not in PRIOR_BOTS
+    ):
         raise ValueError(f"architecture prior={arch['prior']!r}; allowed: {list(PRIOR_BOTS)}")
+    if kind == MEASURED_ARCH_KIND:
+        names = arch["prior_measures"]
+        if (
+            not isinstance(names, list)
+            or not 1 <= len(names) <= MAX_MEASURES
+            or not all(isinstance(x, str) and _MEASURE_NAME.fullmatch(x) for x in names)
+            or len(set(names)) != len(names)
+        ):
+            raise ValueError(
+                f"architecture prior_measures={names!r}; expected a list of 1..{MAX_MEASURES} distinct names of "
+                f"lower-case letters, digits and underscores, at most {MAX_MEASURE_NAME} characters each"
+            )
     n = parameter_count(arch)
     if n > MAX_PARAMETERS:
         raise ValueError(f"architecture has {n:,} parameters; at most {MAX_PARAMETERS:,} are allowed")
+
+
+_MEASURE_NAME = re.compile(rf"[a-z][a-z0-9_]{{0,{MAX_MEASURE_NAME - 1}}}")
 
 
 def _check_card_architecture(arch: dict[str, Any]) -> None:
@@ -510,8 +538,9 @@ def _check_card_architecture(arch: dict[str, Any]) -> None:
 
 def _shapes(arch: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     shapes: dict[str, tuple[int, ...]] = {}
-    card = arch["kind"] in (CARD_ARCH_KIND, PRIOR_ARCH_KIND)
-    prior = arch["kind"] == PRIOR_ARCH_KIND
+    card = arch["kind"] in (CARD_ARCH_KIND, PRIOR_ARCH_KIND, MEASURED_ARCH_KIND)
+    prior = arch["kind"] in (PRIOR_ARCH_KIND, MEASURED_ARCH_KIND)
+    measures = len(arch["prior_measures"]) if arch["kind"] == MEASURED_ARCH_KIND else 0
 
     def mlp(prefix: str, sizes: list[int]) -> None:
         for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
@@ -531,7 +560,7 @@ def _shapes(arch: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     if card:
         e = arch["action_embed"]
         shapes["action_table"] = (arch["num_actions"], arch["action_features"])
-        shapes["action_mlp.weight"] = (e, arch["action_features"] + 3 * CARD_CONTEXT + int(prior))
+        shapes["action_mlp.weight"] = (e, arch["action_features"] + 3 * CARD_CONTEXT + int(prior) + measures)
         shapes["action_mlp.bias"] = (e,)
         shapes["state_proj.weight"] = (e, pi[-1])
         shapes["state_proj.bias"] = (e,)

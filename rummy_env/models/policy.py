@@ -43,6 +43,8 @@ from .checkpoints import (  # noqa: F401
     ARCH_KIND,
     CARD_ARCH_KEYS,
     CARD_ARCH_KIND,
+    MEASURED_ARCH_KIND,
+    PRIOR_ARCH_KEYS,
     PRIOR_ARCH_KIND,
     check_architecture,
     tensor_shapes,
@@ -144,10 +146,16 @@ class MaskedActorCritic(nn.Module):
         return self.policy_mlp(h), self.value_mlp(h)
 
     def legal_logits(
-        self, pi_features: torch.Tensor, index: torch.Tensor, valid: torch.Tensor, prior: torch.Tensor | None = None
+        self,
+        pi_features: torch.Tensor,
+        index: torch.Tensor,
+        valid: torch.Tensor,
+        prior: torch.Tensor | None = None,
+        measures: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Logits (B, K) of the actions ``index`` (B, K); padding (``~valid``) gets ``-inf``. ``prior``: (B, K) 1.0
-        where the action is the prior bot's move (read by ``card_prior`` networks only; the others ignore it)."""
+        where the action is the prior bot's move (read by ``card_prior`` networks only; the others ignore it);
+        ``measures``: (B, K, F) the prior bot's measures of each action (read by ``card_prior_measures`` only)."""
         w = self.policy_head.weight[index]  # (B, K, H): only the rows of the legal actions
         logits = torch.einsum("bkh,bh->bk", w, pi_features) + self.policy_head.bias[index]
         return logits.masked_fill(~valid, float("-inf"))
@@ -169,12 +177,13 @@ class MaskedActorCritic(nn.Module):
         valid: torch.Tensor,
         position: torch.Tensor,
         prior: torch.Tensor | None = None,
+        measures: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """PPO's update pass: (log-prob of the action at ``position`` in its legal row, entropy, value); ``prior``
         as in ``legal_logits``. ``position`` (B,) gives log-probs (B,); (B, P) positions give (B, P) log-probs of
         the same pass (PPO's prior anchor reads the taken and the prior's move at once)."""
         pi, vf = self.features(obs)
-        logp_all = torch.log_softmax(self.legal_logits(pi, index, valid, prior), dim=-1)
+        logp_all = torch.log_softmax(self.legal_logits(pi, index, valid, prior, measures), dim=-1)
         logp = logp_all.gather(1, position.reshape(len(position), -1)).reshape(position.shape)
         p = logp_all.exp()
         entropy = -(p * logp_all.masked_fill(~valid, 0.0)).sum(-1)
@@ -189,19 +198,28 @@ class MaskedActorCritic(nn.Module):
         greedy: bool = False,
         rng: np.random.Generator | None = None,
         prior: np.ndarray | None = None,
+        measures: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Actions for a batch (or one) of observations and masks: (actions, log-probs, values), numpy.
 
         ``greedy``: the most probable legal action (lowest id on ties); otherwise a sample, drawn with ``rng``
         (Gumbel-max on the legal logits), so the same generator gives the same actions. ``prior``: the prior bot's
         action id for each row (-1: none); a ``card_prior`` network needs it, the other kinds ignore it.
+        ``measures``: (B, K, F) the prior bot's measures of each row's legal actions in increasing id (K at least
+        the most legal actions of a row, zero padding); a ``card_prior_measures`` network needs them.
         """
         single = np.ndim(obs) == 1
         obs2 = np.asarray(obs, dtype=np.float32).reshape(-1, self.arch["obs_size"])
         index, valid = legal_index(np.asarray(mask).reshape(len(obs2), -1))
         pi, vf = self.features(torch.from_numpy(obs2))
         flags = None if prior is None else torch.from_numpy(prior_flags(index, valid, prior))
-        logits = self.legal_logits(pi, torch.from_numpy(index), torch.from_numpy(valid), flags)
+        meas = None
+        if measures is not None:
+            m = np.asarray(measures, dtype=np.float32).reshape(len(obs2), -1, np.shape(measures)[-1])
+            if m.shape[1] < index.shape[1]:
+                raise ValueError(f"measures for {m.shape[1]} actions a row; the rows have up to {index.shape[1]}")
+            meas = torch.from_numpy(np.ascontiguousarray(m[:, : index.shape[1]]))
+        logits = self.legal_logits(pi, torch.from_numpy(index), torch.from_numpy(valid), flags, meas)
         logp_all = torch.log_softmax(logits, dim=-1).numpy()
         if greedy:
             pos = np.argmax(logp_all, axis=1)  # rows are in increasing action id: ties go to the lowest id
@@ -349,8 +367,15 @@ class CardActionActorCritic(MaskedActorCritic):
         rel = packed[:, p : p + n].view(-1, self.kinds, self.ctx)
         return packed[:, :p], rel, packed[:, p + n : p + n + self.ctx], packed[:, p + n + self.ctx :]
 
-    def _scores(self, packed: torch.Tensor, index: torch.Tensor, prior: torch.Tensor | None = None) -> torch.Tensor:
-        """Logits (B, K) of the actions ``index`` (B, K), before masking (``prior``: see ``PriorCardActorCritic``)."""
+    def _scores(
+        self,
+        packed: torch.Tensor,
+        index: torch.Tensor,
+        prior: torch.Tensor | None = None,
+        measures: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Logits (B, K) of the actions ``index`` (B, K), before masking (``prior``: see ``PriorCardActorCritic``;
+        ``measures``: see ``MeasuredPriorActorCritic``)."""
         from .action_features import CARDS, TAKES_OFFERED, TAKES_TOP
 
         pi, rel, top, offered = self._unpack(packed)
@@ -361,15 +386,23 @@ class CardActionActorCritic(MaskedActorCritic):
         parts = [static, moved, taken_top, taken_offered]
         if prior is not None:
             parts.append(prior[..., None])
+        if measures is not None:
+            parts.append(measures)
         emb = torch.tanh(self.action_mlp(torch.cat(parts, dim=-1)))
         shared = torch.einsum("bke,be->bk", emb, self.state_proj(pi))
         rows = torch.einsum("bkh,bh->bk", self.policy_head.weight[index], pi) + self.policy_head.bias[index]
         return rows + shared
 
     def legal_logits(
-        self, pi_features: torch.Tensor, index: torch.Tensor, valid: torch.Tensor, prior: torch.Tensor | None = None
+        self,
+        pi_features: torch.Tensor,
+        index: torch.Tensor,
+        valid: torch.Tensor,
+        prior: torch.Tensor | None = None,
+        measures: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Logits (B, K) of the actions ``index`` (B, K); padding (``~valid``) gets ``-inf`` (``prior`` ignored)."""
+        """Logits (B, K) of the actions ``index`` (B, K); padding (``~valid``) gets ``-inf`` (``prior`` and
+        ``measures`` ignored)."""
         return self._scores(pi_features, index).masked_fill(~valid, float("-inf"))
 
     def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -411,9 +444,15 @@ class PriorCardActorCritic(CardActionActorCritic):
         return self
 
     def legal_logits(
-        self, pi_features: torch.Tensor, index: torch.Tensor, valid: torch.Tensor, prior: torch.Tensor | None = None
+        self,
+        pi_features: torch.Tensor,
+        index: torch.Tensor,
+        valid: torch.Tensor,
+        prior: torch.Tensor | None = None,
+        measures: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Logits (B, K) of the actions ``index`` (B, K), the prior's move flagged by ``prior`` (B, K)."""
+        """Logits (B, K) of the actions ``index`` (B, K), the prior's move flagged by ``prior`` (B, K)
+        (``measures`` ignored)."""
         if prior is None:
             raise PriorError(f"a {PRIOR_ARCH_KIND} network needs the prior bot's move ({self.arch['prior']!r}) per row")
         scores = self._scores(pi_features, index, prior) + self.prior_weight * prior
@@ -428,16 +467,81 @@ class PriorCardActorCritic(CardActionActorCritic):
         return self.legal_logits(packed, index, mask != 0, None if flags is None else torch.from_numpy(flags))
 
 
+class MeasuredPriorActorCritic(PriorCardActorCritic):
+    """The ``card_prior_measures`` network: ``card_prior`` whose action scorer also reads the prior bot's measures
+    of each legal action (``arch["prior_measures"]`` names them: for the ``heuristic``, ``HeuristicBot.
+    action_measures``, the quantities the hand-written rules decide by, e.g. the hand's cost after a discard).
+
+    The scorer then weighs the heuristic's own yardsticks against each other and against the observation, instead of
+    learning them from the raw cards: ``training/advantage_fit.py`` fits it to rollout advantages. It cannot act
+    without the measures (``PriorError``); a checkpoint of it plays only with a prior bot that names the same
+    measures."""
+
+    def __init__(self, arch: dict[str, Any]):
+        check_architecture(arch)
+        if arch["kind"] != MEASURED_ARCH_KIND:
+            raise ValueError(f"MeasuredPriorActorCritic needs kind {MEASURED_ARCH_KIND!r}, got {arch['kind']!r}")
+        super().__init__({k: arch[k] for k in PRIOR_ARCH_KEYS} | {"kind": PRIOR_ARCH_KIND})
+        self.arch = dict(arch)
+        self.num_measures = len(arch["prior_measures"])
+        self.action_mlp = nn.Linear(self.action_mlp.in_features + self.num_measures, self.action_mlp.out_features)
+
+    def legal_logits(
+        self,
+        pi_features: torch.Tensor,
+        index: torch.Tensor,
+        valid: torch.Tensor,
+        prior: torch.Tensor | None = None,
+        measures: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Logits (B, K) of the actions ``index`` (B, K): the prior's move flagged by ``prior`` (B, K), the prior
+        bot's measures of each action in ``measures`` (B, K, F)."""
+        if prior is None or measures is None:
+            raise PriorError(
+                f"a {MEASURED_ARCH_KIND} network needs the prior bot's move and its measures "
+                f"{self.arch['prior_measures']} of every legal action, per row"
+            )
+        if measures.shape[-1] != self.num_measures or measures.shape[:2] != index.shape:
+            raise PriorError(
+                f"measures of shape {tuple(measures.shape)}; expected {(*index.shape, self.num_measures)}"
+            )
+        scores = self._scores(pi_features, index, prior, measures) + self.prior_weight * prior
+        return scores.masked_fill(~valid, float("-inf"))
+
+    def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor, prior: np.ndarray | None = None,
+                      measures: np.ndarray | None = None) -> torch.Tensor:  # fmt: skip
+        """Dense logits (B, num_actions) with ``-inf`` on every illegal action; ``prior``: the prior's action ids;
+        ``measures``: (B, num_actions, F), the measures of every action id (rows of illegal ones are ignored)."""
+        packed, _ = self.features(obs)
+        n = self.arch["num_actions"]
+        index = torch.arange(n).expand(len(obs), -1)
+        flags = None if prior is None else prior_flags(index.numpy(), np.ones((len(obs), n), dtype=bool), prior)
+        return self.legal_logits(packed, index, mask != 0, None if flags is None else torch.from_numpy(flags),
+                                 None if measures is None else torch.as_tensor(measures, dtype=torch.float32))
+
+    def expand_from(self, base: PriorCardActorCritic) -> MeasuredPriorActorCritic:
+        """Copy a ``card_prior`` network's weights into this one (same architecture but the measures); the scorer's
+        weights of the measures start at zero, so the copy plays exactly as ``base`` until it is trained."""
+        state = base.state_dict()
+        w = state["action_mlp.weight"]
+        state["action_mlp.weight"] = torch.cat([w, torch.zeros(w.shape[0], self.num_measures, dtype=w.dtype)], 1)
+        self.load_state_dict(state, strict=True)
+        return self
+
+
 class PriorError(ValueError):
-    """A ``card_prior`` network was asked for logits without the prior bot's moves."""
+    """A ``card_prior`` network was asked for logits without the prior bot's moves (or a ``card_prior_measures``
+    network without its measures)."""
 
 
 def build_policy(arch: dict[str, Any], seed: int | None = None) -> MaskedActorCritic:
     """A network for ``arch`` (its ``kind``: ``masked_mlp`` -> ``MaskedActorCritic``, ``card_action`` ->
-    ``CardActionActorCritic``, ``card_prior`` -> ``PriorCardActorCritic``); initialised from ``seed`` when given (else torch's default initialisation). A
+    ``CardActionActorCritic``, ``card_prior`` -> ``PriorCardActorCritic``, ``card_prior_measures`` ->
+    ``MeasuredPriorActorCritic``); initialised from ``seed`` when given (else torch's default initialisation). A
     ``card_action`` network's ``action_table`` starts at zero: load a checkpoint's weights or ``set_action_table``."""
     check_architecture(arch)
-    kinds = {CARD_ARCH_KIND: CardActionActorCritic, PRIOR_ARCH_KIND: PriorCardActorCritic}
+    kinds = {CARD_ARCH_KIND: CardActionActorCritic, PRIOR_ARCH_KIND: PriorCardActorCritic,
+             MEASURED_ARCH_KIND: MeasuredPriorActorCritic}  # fmt: skip
     model = kinds.get(arch["kind"], MaskedActorCritic)(arch)
     if seed is not None:
         model.init_weights(seed)
@@ -449,6 +553,8 @@ __all__ = [
     "CARD_ARCH_KIND",
     "CardActionActorCritic",
     "MaskedActorCritic",
+    "MEASURED_ARCH_KIND",
+    "MeasuredPriorActorCritic",
     "PRIOR_ARCH_KIND",
     "PriorCardActorCritic",
     "PriorError",
