@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import rummy_env
+from rummy_env import bots
 from rummy_env.bots.heuristic import HeuristicBot
 
 TRAINING = Path(__file__).resolve().parents[1] / "training"
@@ -143,3 +144,225 @@ def test_bad_label_arguments_exit_2(
     err = capsys.readouterr().err
     assert err.startswith("error:") and says in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "x").exists()
+
+
+# ---- truncated rollouts and the seat-coupled stock ------------------------------------------------------------------
+def test_a_horizon_longer_than_the_round_changes_nothing_and_a_short_one_scores_hands() -> None:
+    full = advantage_labels.label_session("contract_gamerules", 4, 8, 0.3, 24, ROUND1)
+    long = advantage_labels.label_session("contract_gamerules", 4, 8, 0.3, 24, ROUND1, horizon=10_000)
+    np.testing.assert_array_equal(full["scores"], long["scores"])
+    short = advantage_labels.label_session("contract_gamerules", 4, 8, 0.3, 24, ROUND1, horizon=1)
+    np.testing.assert_array_equal(full["cand"], short["cand"])
+    used = short["cand"] >= 0
+    assert not np.array_equal(full["scores"][used], short["scores"][used])
+    # a hand's penalty after one more decision: at least the dealt hand's cheapest cards, at most a handful of aces
+    assert (short["scores"][used] > 0).all() and (short["scores"][used] < 250).all()
+
+
+class _FakeState:
+    """A stock and the draws made from it: ``apply("draw")`` pops the top (the end of the list) for the seat
+    whose turn it is."""
+
+    def __init__(self, stock: list[int], order: list[int]):
+        self.stock = list(stock)
+        self.order = list(order)
+        self.drawn: dict[int, list[int]] = {}
+        self.active = self.order[0]
+        self.current_player = self.active
+
+    def apply(self, action: str) -> None:
+        seat = self.order.pop(0)
+        if action == "draw":
+            self.drawn.setdefault(seat, []).append(self.stock.pop())
+        if self.order:
+            self.active = self.current_player = self.order[0]
+
+
+def test_seat_coupling_keeps_each_seats_draws_when_another_seat_draws_once_less() -> None:
+    stock = list(range(40))
+    coupling = advantage_labels.SeatStocks(stock, 4, np.random.default_rng(3))
+    a = _FakeState(stock, [0, 1, 2, 3, 0, 1, 2, 3])
+    b = _FakeState(stock, [0, 1, 2, 3, 0, 1, 2, 3])
+    ca, cb = coupling.copy(), coupling.copy()
+    for i in range(8):
+        ca.apply(a, "draw", a.active)
+        cb.apply(b, "pass" if i == 0 else "draw", b.active)  # seat 0 takes the discard pile instead, once
+    assert a.drawn[1] == b.drawn[1] and a.drawn[2] == b.drawn[2] and a.drawn[3] == b.drawn[3]
+    assert b.drawn[0] == a.drawn[0][:1]  # seat 0 draws the first card of its own queue, later
+    # the true stock order would have shifted every later draw by one card
+    plain_a = _FakeState(stock, [0, 1, 2, 3])
+    plain_b = _FakeState(stock, [0, 1, 2, 3])
+    for i in range(4):
+        plain_a.apply("draw")
+        plain_b.apply("pass" if i == 0 else "draw")
+    assert plain_a.drawn[1] != plain_b.drawn[1]
+
+
+def test_seat_coupling_draws_uniformly() -> None:
+    """Reading a fresh shuffle in an order chosen from what was read keeps every draw uniform over the stock."""
+    stock = [0, 0, 1, 2, 3, 4, 5, 6]
+    firsts = np.zeros(7)
+    seconds = np.zeros(7)
+    for s in range(4000):
+        c = advantage_labels.SeatStocks(stock, 3, np.random.default_rng(s))
+        st = _FakeState(stock, [2, 2, 0])
+        c.apply(st, "draw", 2)
+        c.apply(st, "draw", 2)
+        firsts[st.drawn[2][0]] += 1
+        seconds[st.drawn[2][1]] += 1
+    want = np.array([2, 1, 1, 1, 1, 1, 1]) / 8 * 4000
+    assert np.abs(firsts - want).max() < 90 and np.abs(seconds - want).max() < 90
+
+
+def test_seat_coupled_labels_are_legal_games() -> None:
+    data = advantage_labels.label_session("contract", 4, 6, 0.3, 24, ROUND1, coupling="seat")
+    used = data["cand"] >= 0
+    assert len(data["prior"]) > 5 and (data["scores"][used] >= 0).all()
+    # each row has a winner (a zero penalty) in most rollouts: the rounds were played to their end
+    zero = (data["scores"][used] == 0).any(axis=-1)
+    assert zero.mean() > 0.5
+
+
+def test_labels_hold_the_heuristics_measures_of_every_legal_action() -> None:
+    data = advantage_labels.label_session("contract", 4, 3, 0.3, 24, ROUND1)
+    names = list(data["measure_names"])
+    assert names == list(HeuristicBot(0).measure_names("contract"))
+    n, width, f = data["measures"].shape
+    assert n == len(data["prior"]) and f == len(names) and width == data["mask"].sum(1).max()
+    # padding beyond each row's legal actions is zero
+    for i, count in enumerate(data["mask"].sum(1)):
+        assert not data["measures"][i, count:].any()
+
+
+# ---- the fit ----------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def fit_inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Round-1 contract labels of 6 sessions and a small card_prior network over the heuristic (its prior weight
+    large: it plays the heuristic)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("safetensors")
+    import torch
+
+    from rummy_env.models import action_features as af
+    from rummy_env.models.checkpoints import save_checkpoint
+    from rummy_env.models.policy import build_policy, card_architecture
+
+    root = tmp_path_factory.mktemp("fit")
+    labels = root / "labels"
+    argv = ["--profile", "contract", "--out", str(labels), "--sessions", "6", "--rounds", "1", "--quiet",
+            "--label-prob", "0.5", "--seed", "4"]  # fmt: skip
+    assert advantage_labels.main(argv) == 0
+    env = rummy_env.make("contract", wrapped=False, rounds=[1])
+    arch = card_architecture(env.observer.size, env.num_actions, env.observer, trunk=(32,), action_embed=8,
+                             prior="heuristic")  # fmt: skip
+    net = build_policy(arch, seed=0).set_action_table(af.action_table(env.layout))
+    with torch.no_grad():
+        net.prior_weight.fill_(50.0)
+    save_checkpoint(root / "base", net, {"profile": "contract", "num_players": 4, "env_config": {"rounds": [1]}})
+    return labels, root / "base"
+
+
+@pytest.mark.parametrize("extra", [[], ["--measures"], ["--prior-input", "keep"]])
+def test_the_fit_lowers_its_loss_and_saves_a_playable_checkpoint(
+    fit_inputs: tuple[Path, Path], tmp_path: Path, extra: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    import advantage_fit
+
+    labels, base = fit_inputs
+    out = tmp_path / "fit"
+    argv = ["--base", str(base), "--labels", str(labels), "--out", str(out), "--epochs", "3", "--val-every", "3",
+            "--lr", "3e-3", "--select", "loss", *extra]  # fmt: skip
+    assert advantage_fit.main(argv) == 0
+    printed = capsys.readouterr().out
+    losses = [float(line.split(" loss ")[1].split()[0]) for line in printed.splitlines() if line.startswith("epoch")]
+    assert len(losses) == 3 and losses[-1] < losses[0]
+    from rummy_env.models.checkpoints import load_checkpoint
+
+    ckpt = load_checkpoint(out)
+    fit = ckpt.metadata["advantage_fit"]
+    assert fit["sessions"] == 6 and fit["training_rows"] > 0 and fit["held_out_rows"] > 0
+    kind = "card_prior_measures" if "--measures" in extra else "card_prior"
+    assert ckpt.model.arch["kind"] == kind
+    game = rummy_env.make("contract", rounds=[1])
+    game.reset(seed=1)
+    players = [bots.load(f"checkpoint:{out}", seed=0)] + [bots.load("heuristic", seed=s) for s in range(3)]
+    for agent in game.agent_iter():
+        _, _, term, trunc, _ = game.last()
+        game.step(None if term or trunc else players[game.unwrapped.agent_name_mapping[agent]].act(game, agent))
+    assert game.unwrapped.session_over
+
+
+def test_the_held_out_gain_is_read_off_the_labels_exactly() -> None:
+    """``greedy_gain``: where the greedy move is a candidate, its gain is that candidate's advantage; a departure
+    to an action that was not rolled out counts 0 and is reported as unknown; the margin keeps the heuristic's
+    move unless another beats it by more."""
+    torch = pytest.importorskip("torch")
+    import advantage_fit
+
+    class Fixed:
+        def __init__(self, logits):
+            self.logits = torch.tensor(logits, dtype=torch.float32)
+
+        def features(self, obs):
+            return obs, None
+
+        def legal_logits(self, pi, index, valid, flags, measures=None):
+            return self.logits[: len(pi)]
+
+    data = {
+        "obs": torch.zeros(3, 1),
+        "index": torch.zeros(3, 3, dtype=torch.int64),
+        "valid": torch.ones(3, 3, dtype=torch.bool),
+        # the heuristic's move is legal position 0 in every row
+        "flags": torch.tensor([[1.0, 0, 0]] * 3),
+        "measures": None,
+        "legal": np.array([[10, 11, 12], [10, 11, 12], [10, 11, 12]]),
+        "ppos": torch.tensor([0, 0, 0]),
+        "cand": np.array([[10, 11, -1], [10, 11, 12], [10, 12, -1]]),
+        "d": torch.tensor([[0.0, 4.0, 0.0], [0.0, -2.0, 6.0], [0.0, 1.0, 0.0]]),
+        "session": np.array([0, 1, 2]),
+    }
+    # row 0 departs to 11 (+4), row 1 to 12 (+6), row 2 to 11, which was not rolled out there
+    model = Fixed([[0.0, 1.0, -1.0], [0.0, 0.5, 2.0], [0.0, 3.0, 1.0]])
+    fig = advantage_fit.greedy_gain(model, data, [0.0, 5.0], scale=5.0, per_round=10.0)
+    assert fig["0"]["departures"] == 1.0 and fig["0"]["unknown"] == pytest.approx(1 / 3, abs=1e-4)
+    assert fig["0"]["gain_per_decision"] == pytest.approx((4 + 6 + 0) / 3, abs=1e-4)
+    assert fig["0"]["gain_per_round"] == pytest.approx(10 * 10 / 3, abs=1e-2)
+    # a margin of 5 points (1 logit at scale 5) keeps the heuristic's move in row 0 (a tie goes to the lower
+    # position); rows 1 and 2 still depart
+    assert fig["5"]["departures"] == pytest.approx(2 / 3, abs=1e-4)
+    assert fig["5"]["gain_per_decision"] == pytest.approx(6 / 3, abs=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--epochs", "0"], "--epochs"),
+        (["--lr", "0"], "--lr"),
+        (["--margin", "-1"], "--margin"),
+    ],
+)
+def test_bad_fit_arguments_exit_2(argv: list[str], says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch")
+    import advantage_fit
+
+    base = ["--base", "x", "--labels", str(tmp_path), "--out", str(tmp_path / "o")]
+    assert advantage_fit.main([*base, *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and says in err
+
+
+def test_fit_refuses_labels_without_measures_when_asked_for_them(
+    fit_inputs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import advantage_fit
+
+    labels, base = fit_inputs
+    stripped = tmp_path / "old"
+    stripped.mkdir()
+    for f in labels.glob("session_*.npz"):
+        with np.load(f) as d:
+            np.savez(stripped / f.name, **{k: d[k] for k in d.files if k not in ("measures", "measure_names")})
+    argv = ["--base", str(base), "--labels", str(stripped), "--out", str(tmp_path / "o"), "--measures", "--val-every", "3"]
+    assert advantage_fit.main(argv) == 2
+    assert "needs label files with measures" in capsys.readouterr().err
