@@ -12,7 +12,8 @@ the heuristic's move, so what it learns is the expected advantage given what tha
 
 Greedy play on the fitted logits departs from the heuristic wherever some action's predicted advantage is positive;
 ``--margin`` (points) is added to the heuristic's move's logit (its ``prior_weight``) before saving, so the saved
-network departs only where the predicted advantage exceeds the margin.
+network departs only where the predicted advantage exceeds the margin. ``--set-margin`` changes the margin of a
+fitted checkpoint (``--base``) without fitting again.
 
 The sessions whose index is a multiple of ``--val-every`` are held out. On them the greedy policy is evaluated
 *exactly* on the labels: where its move is among the candidates, the label says what it gains over the heuristic
@@ -252,11 +253,37 @@ def drop_prior_input(model: Any) -> None:
     model.prior_weight.requires_grad_(False)
 
 
+def set_margin(base: str, out: str, margin: float) -> int:
+    """``--set-margin``: the advantage-fit checkpoint ``base`` with its margin changed to ``margin`` points (its
+    ``prior_weight`` moved by the difference / scale), saved as ``out``; the rest of the weights unchanged."""
+    import torch
+
+    from rummy_env.models.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
+
+    try:
+        ckpt = load_checkpoint(base)
+        fit = ckpt.metadata.get("advantage_fit")
+        if not isinstance(fit, dict) or "settings" not in fit:
+            raise ConfigError(f"--base {base!r} was not made by advantage_fit.py (no 'advantage_fit' entry)")
+    except (CheckpointError, ConfigError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    settings = dict(fit["settings"])
+    old = float(settings["margin"])
+    with torch.no_grad():
+        ckpt.model.prior_weight += (margin - old) / float(settings["scale"])
+    meta = {k: v for k, v in ckpt.metadata.items() if k != "training_state"}
+    meta["advantage_fit"] = dict(fit, settings=dict(settings, margin=margin), margin_changed_from=old)
+    save_checkpoint(out, ckpt.model, meta)
+    print(f"saved {out}: margin {old:g} -> {margin:g} points", flush=True)
+    return 0
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (module docstring); bad values raise ``ConfigError``."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--base", required=True, help="a card_prior checkpoint to start from")
-    p.add_argument("--labels", required=True, nargs="+", help="folders of session_*.npz label files")
+    p.add_argument("--labels", nargs="+", help="folders of session_*.npz label files (not with --set-margin)")
     p.add_argument("--out", required=True, help="the checkpoint to write (X -> X.safetensors, X.json)")
     p.add_argument("--objective", choices=("zero_sum", "own"), default="zero_sum")
     p.add_argument("--scale", type=float, default=None, help="points per logit (default: 5 contract family, 2 else)")
@@ -273,6 +300,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--weight-decay", type=float, default=0.0)
     p.add_argument("--measures", action="store_true",
                    help="fit a card_prior_measures network: the base's scorer also reads the labels' heuristic measures")
+    p.add_argument("--threads", type=int, default=1, help="torch threads (1: the same run gives the same weights)")
+    p.add_argument("--set-margin", action="store_true",
+                   help="no fit: copy the advantage-fit checkpoint --base to --out with its margin changed to --margin")
     p.add_argument("--select", choices=("loss", "gain"), default="loss",
                    help="keep the epoch with the lowest held-out loss, or the highest held-out gain at --margin")
     args = p.parse_args(argv)
@@ -283,6 +313,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         raise ConfigError("--lr, --huber and --scale must be > 0")
     if args.margin < 0 or min(args.margins) < 0:
         raise ConfigError("--margin and --margins must be >= 0")
+    if args.threads < 1:
+        raise ConfigError(f"--threads must be >= 1, got {args.threads}")
+    if not args.set_margin and not args.labels:
+        raise ConfigError("--labels is required (folders of advantage_labels.py files), unless --set-margin")
     if args.margin not in args.margins:
         args.margins = sorted([*args.margins, args.margin])
     return args
@@ -299,6 +333,9 @@ def main(argv: list[str] | None = None) -> int:
     from rummy_env.registry import game
 
     torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    if args.set_margin:
+        return set_margin(args.base, args.out, args.margin)
     try:
         ckpt = load_checkpoint(args.base)
         if ckpt.model.arch.get("kind") != "card_prior":
