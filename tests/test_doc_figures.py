@@ -71,9 +71,10 @@ def test_checkpoints_readme_table_is_the_manifest(profile: str, opponent: str) -
 
 
 def test_shipped_training_minutes_and_steps_are_the_manifest() -> None:
-    """docs/training.md's "in N minutes each" and checkpoints/README.md's steps and updates."""
-    entries = MANIFEST["checkpoints"].values()
-    minutes = {round(e["wall_seconds"] / 60) for e in entries}
+    """docs/training.md's "in N minutes each" (the PPO-only checkpoints) and checkpoints/README.md's steps, updates
+    and minutes; a checkpoint fitted to rollout advantages names its labelled decisions and sessions."""
+    ppo_only = [e for e in MANIFEST["checkpoints"].values() if not e["advantage_fit"]]
+    minutes = {round(e["wall_seconds"] / 60) for e in ppo_only}
     assert len(minutes) == 1, minutes
     assert f"in {minutes.pop()} minutes each" in _read("docs/training.md")
     readme = _read("checkpoints/README.md")
@@ -81,7 +82,12 @@ def test_shipped_training_minutes_and_steps_are_the_manifest() -> None:
         row = _row(readme, f"`{profile}` | `")
         for figure in (e["warm_start"]["decisions"], e["training_steps"]):
             assert f"{figure:,}" in row, f"checkpoints/README.md row of {profile} lacks {figure:,}: {row}"
-        assert f"({e['updates']} updates)" in row
+        updates = e["updates"] if not e["advantage_fit"] else f"{e['updates']} updates;"
+        assert f"({updates}" in row, f"checkpoints/README.md row of {profile} lacks its updates: {row}"
+        fit = e["advantage_fit"]
+        if fit:
+            assert f"{round(e['wall_seconds'] / 60)} min in all" in row
+            assert f"{fit['training_rows'] + fit['held_out_rows']:,} labelled decisions of {fit['sessions']}" in row
 
 
 # ---- integration tests, counted from the files -----------------------------------------------------------------

@@ -417,9 +417,16 @@ def main(argv: list[str] | None = None) -> int:
     final = greedy_gain(model, val, [0.0], scale, per_round)["0"]
     print(f"kept epoch {best_epoch} with margin {args.margin:g}: {final}", flush=True)
     out_meta = {k: v for k, v in meta.items() if k not in ("training_state",)}
+    base_state = meta.get("training_state", {})
+    fit_seconds = round(time.time() - t0, 1)
+    base_seconds = base_state.get("wall_seconds", meta.get("wall_seconds")) or 0.0
+    out_meta["algorithm"] = f"{meta.get('algorithm') or 'unknown'} + advantage fit (training/advantage_fit.py)"
+    out_meta["wall_seconds"] = round(float(base_seconds) + fit_seconds, 1)  # the base's training and this fit
     out_meta["advantage_fit"] = {
         "base": str(args.base),
         "base_training_steps": meta.get("training_steps", 0),
+        "base_updates": base_state.get("update"),
+        "base_wall_seconds": base_seconds,
         "labels": [str(x) for x in args.labels],
         **totals,
         "training_rows": n,
@@ -430,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
         "kept_epoch": best_epoch,
         "held_out": final,
         "history": history,
-        "wall_seconds": round(time.time() - t0, 1),
+        "wall_seconds": fit_seconds,
     }
     save_checkpoint(args.out, model, out_meta)
     print(f"saved {args.out}", flush=True)

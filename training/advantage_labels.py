@@ -35,6 +35,9 @@ between sessions). ``--workers`` processes share the sessions (``i = worker, wor
 depends on ``--seed``, ``--sessions``, ``--label-prob``, ``--max-candidates`` and ``--rounds``, not on the number
 of workers.
 
+Files written before labels carried measures get them with ``--add-measures`` and the settings they were made
+with (the session is replayed, its decisions and candidates checked against the file).
+
 Usage::
 
     python training/advantage_labels.py --profile contract --out /tmp/adv --sessions 200 --workers 2
@@ -173,11 +176,14 @@ def label_session(
     rounds: list[int] | None = None,
     coupling: str = "order",
     horizon: int = 0,
+    rollouts: bool = True,
 ) -> dict[str, np.ndarray]:
     """Play one heuristic session of ``seed`` (``rounds``: those rounds in the contract profiles, that many deals
     in continental) and return its labels (the module docstring's arrays). ``coupling``: ``order`` rolls every
     candidate out on the true stock order, ``seat`` through ``SeatStocks`` (a fresh shuffle per labelled decision,
-    the same for every candidate). ``horizon``: see ``play_out``."""
+    the same for every candidate). ``horizon``: see ``play_out``. ``rollouts=False`` replays the session and
+    picks the same decisions and candidates without rolling anything out (``scores`` all zero): what
+    ``add_measures`` needs."""
     import rummy_env
     from rummy_env.bots.heuristic import HeuristicBot
     from rummy_env.evaluation.tournament import env_config_from_args
@@ -213,8 +219,8 @@ def label_session(
             stocks = None
             if coupling == "seat":
                 stocks = SeatStocks(root.stock, num_players, np.random.Generator(np.random.PCG64([seed, choices])))
-            scores = []
-            for a in cand:
+            scores = [] if rollouts else [[0.0] * num_players for _ in cand]
+            for a in cand if rollouts else ():
                 st = root.clone()
                 bots = [bot.fork() for bot in heur]
                 if stocks is None:
@@ -240,6 +246,27 @@ def label_session(
     out["choices"] = np.array(choices, dtype=np.int64)
     out["rounds_played"] = np.array(len(raw.round_results), dtype=np.int64)
     return out
+
+
+def add_measures(path: Path, profile: str, num_players: int, seed: int, label_prob: float, max_candidates: int,
+                 rounds: list[int] | None = None) -> bool:  # fmt: skip
+    """Give a label file written before labels carried measures its ``measures``, ``measure_names`` and ``step``, by
+    replaying its session (``label_session(..., rollouts=False)``: the same decisions, the same candidates). The
+    replay must reproduce the file's observations, moves and candidates, else ``ConfigError`` (other settings than
+    the file was made with). False if the file has them already."""
+    with np.load(path, allow_pickle=False) as data:
+        old = {k: data[k] for k in data.files}
+    if "measures" in old:
+        return False
+    new = label_session(profile, num_players, seed, label_prob, max_candidates, rounds, rollouts=False)
+    for k in ("prior", "cand", "obs"):
+        if new[k].shape != old[k].shape or not np.array_equal(new[k], old[k]):
+            raise ConfigError(f"{path}: replaying seed {seed} does not give the file's {k!r}: other settings?")
+    old.update(measures=new["measures"], measure_names=new["measure_names"], step=new["step"])
+    tmp = path.with_name(f".{path.stem}.tmp.npz")
+    np.savez_compressed(tmp, **old)
+    os.replace(tmp, path)
+    return True
 
 
 def pack(rows: dict[str, list[Any]], num_players: int, max_candidates: int) -> dict[str, np.ndarray]:
@@ -286,6 +313,30 @@ def _worker(args: argparse.Namespace, worker: int, deadline: float) -> None:
                   flush=True)  # fmt: skip
 
 
+def _add_measures_all(args: argparse.Namespace) -> int:
+    """``--add-measures``: every ``session_*.npz`` of ``--out`` without measures gets them (``add_measures``)."""
+    import re
+
+    from rummy_env.evaluation.match import session_seed
+
+    files = sorted(Path(args.out).glob("session_*.npz"))
+    if not files:
+        print(f"error: no session_*.npz files in {args.out!r}", file=sys.stderr)
+        return 2
+    done = 0
+    for f in files:
+        i = int(re.search(r"session_(\d+)\.npz$", f.name).group(1))
+        try:
+            done += add_measures(f, args.profile, args.num_players, session_seed(args.seed, i), args.label_prob,
+                                 args.max_candidates, args.rounds)  # fmt: skip
+        except ConfigError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    if not args.quiet:
+        print(f"{done} of {len(files)} files given measures", flush=True)
+    return 0
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (module docstring); bad values raise ``ConfigError``."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -306,6 +357,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--max-minutes", type=float, default=0.0, help="stop starting sessions after this (0: never)")
     p.add_argument("--quiet", action="store_true", help="no line per session")
+    p.add_argument("--add-measures", action="store_true",
+                   help="no labelling: give the files in --out that lack measures their measures (replays each session)")
     args = p.parse_args(argv)
     if args.sessions < 1 or args.workers < 1:
         raise ConfigError(f"--sessions and --workers must be >= 1, got {args.sessions} and {args.workers}")
@@ -335,6 +388,8 @@ def main(argv: list[str] | None = None) -> int:
     args = cli_args(parse_args, argv)
     if args is None:
         return 2
+    if args.add_measures:
+        return _add_measures_all(args)
     Path(args.out).mkdir(parents=True, exist_ok=True)
     deadline = time.time() + args.max_minutes * 60 if args.max_minutes > 0 else float("inf")
     if args.workers == 1:

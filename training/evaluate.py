@@ -85,8 +85,13 @@ def run_figures(run_dir: Path) -> dict[str, Any]:
 MANIFEST_ENTRY_KEYS = (
     "files", "weights_sha256", "profile", "env_version", "num_players", "env_config", "layout_fingerprint",
     "algorithm", "architecture", "seed", "config_file", "config", "training_steps", "updates", "wall_seconds",
-    "throughput_env_steps_per_second", "machine", "run_name", "warm_start", "run_figures", "migration", "evaluation",
+    "throughput_env_steps_per_second", "machine", "run_name", "warm_start", "run_figures", "migration",
+    "advantage_fit", "evaluation",
 )  # fmt: skip
+#: the keys of a checkpoint's ``advantage_fit`` record (``training/advantage_fit.py``) the manifest repeats
+ADVANTAGE_FIT_KEYS = ("base", "base_training_steps", "base_updates", "base_wall_seconds", "labels", "labels_made_by",
+                      "sessions", "training_rows", "held_out_rows", "settings", "kept_epoch", "held_out",
+                      "wall_seconds", "command")  # fmt: skip
 
 MANIFEST_ABOUT = (
     "Shipped rummy_env checkpoints: how each was made and how it plays. Evaluation: the greedy policy at one seat "
@@ -100,7 +105,8 @@ MANIFEST_ABOUT = (
 def manifest_entry(base: Path, meta: dict[str, Any], evaluation: dict[str, Any], runs_dir: str = "runs") -> dict:
     """The manifest entry of the checkpoint ``base`` (its metadata ``meta``) with the figures ``evaluation``;
     its keys are ``MANIFEST_ENTRY_KEYS``. ``migration`` is the checkpoint's migration record, None if never
-    migrated; ``run_figures`` come from the run's ``progress.jsonl`` under ``runs_dir`` if it is there."""
+    migrated; ``advantage_fit`` the summary of its fit to rollout advantages, None if it was not fitted;
+    ``run_figures`` come from the run's ``progress.jsonl`` under ``runs_dir`` if it is there."""
     cfg = meta.get("config", {})
     progress = Path(runs_dir) / str(meta.get("run_name")) / "progress.jsonl"
     entry = {
@@ -117,7 +123,8 @@ def manifest_entry(base: Path, meta: dict[str, Any], evaluation: dict[str, Any],
         "config_file": cfg.get("config_file"),
         "config": cfg,
         "training_steps": meta["training_steps"],
-        "updates": meta.get("training_state", {}).get("update"),
+        # a network fitted to rollout advantages has no PPO state of its own: its base's PPO updates
+        "updates": meta.get("training_state", {}).get("update", (meta.get("advantage_fit") or {}).get("base_updates")),
         "wall_seconds": meta.get("training_state", {}).get("wall_seconds", meta.get("wall_seconds")),
         "throughput_env_steps_per_second": meta.get("throughput_env_steps_per_second"),
         "machine": meta.get("machine"),
@@ -125,10 +132,19 @@ def manifest_entry(base: Path, meta: dict[str, Any], evaluation: dict[str, Any],
         "warm_start": meta.get("warm_start", {}),
         "run_figures": run_figures(progress.parent) if meta.get("run_name") and progress.is_file() else {},
         "migration": meta.get("migration"),
+        "advantage_fit": _advantage_fit(meta.get("advantage_fit")),
         "evaluation": evaluation,
     }
     assert tuple(entry) == MANIFEST_ENTRY_KEYS
     return entry
+
+
+def _advantage_fit(record: Any) -> dict[str, Any] | None:
+    """The manifest's summary of an ``advantage_fit`` record (None for a checkpoint that was not fitted): how the
+    labels and the fit were made, not the per-epoch history."""
+    if not isinstance(record, dict):
+        return None
+    return {k: record[k] for k in dict.fromkeys(ADVANTAGE_FIT_KEYS) if k in record}
 
 
 def measure_manifest(
