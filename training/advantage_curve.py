@@ -1,0 +1,143 @@
+"""The learning curve of a fit to rollout advantages: how the network plays as the fit sees more labelled sessions
+(issue 16 item 3).
+
+For ``k = 0 .. n`` over the ``n`` label folders of ``--labels``: the network fitted on the first ``k`` folders
+(``training/advantage_fit.py`` with ``--fit-args``; ``k = 0`` is ``--base`` itself, and ``--final`` may name the
+checkpoint to use for ``k = n`` instead of fitting it again), then ``training/evaluate.py``'s matches against each of
+``--opponents``: the greedy network at one seat, seats rotated, the other seats played by the opponent bot,
+``--sessions`` sessions with ``--seed``. Each step's output is kept in ``--work`` (``fit_K`` checkpoints and
+``eval_K.json``) and reused when it is there, so a stopped run resumes where it was. The figure (``--out``) has one
+panel per opponent: the per-round difference network minus opponents with its 95 % band against the labelled
+sessions the fit saw; ``--work/curve.json`` holds the figures.
+
+Usage::
+
+    python training/advantage_curve.py --base checkpoints/candidates/contract_gamerules_anchored \\
+        --labels L/seed11 L/seed21 L/seed12 --final checkpoints/contract_gamerules --work runs/curve \\
+        --fit-args "--epochs 6 --val-every 5 --objective own --margin 6 --threads 2" \\
+        --out docs/learning_curve_contract_gamerules_advantage.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import ConfigError, cli_args  # noqa: E402
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (module docstring); bad values raise ``ConfigError``."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--base", required=True, help="the card_prior checkpoint the fits start from (the curve's k = 0)")
+    p.add_argument("--labels", required=True, nargs="+", help="label folders, added one at a time")
+    p.add_argument("--final", default=None, help="the checkpoint of k = n (default: fitted like the others)")
+    p.add_argument("--work", required=True, help="folder for the fits and the evaluations (reused when present)")
+    p.add_argument("--fit-args", default="", help="further arguments of advantage_fit.py, one string")
+    p.add_argument("--opponents", nargs="+", default=["heuristic", "random"])
+    p.add_argument("--sessions", type=int, default=200)
+    p.add_argument("--seed", type=int, default=2024)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--out", required=True, help="the PNG to draw")
+    args = p.parse_args(argv)
+    if args.sessions < 1 or args.workers < 1 or args.seed < 0:
+        raise ConfigError("--sessions and --workers must be >= 1, --seed >= 0")
+    for folder in args.labels:
+        if not any(Path(folder).glob("session_*.npz")):
+            raise ConfigError(f"--labels {folder!r} holds no session_*.npz label files")
+    try:
+        args.fit_args = shlex.split(args.fit_args)
+    except ValueError as exc:
+        raise ConfigError(f"--fit-args: {exc}") from None
+    if any(a in ("--base", "--labels", "--out", "--set-margin") for a in args.fit_args):
+        raise ConfigError("--fit-args may not set --base, --labels, --out or --set-margin (this script does)")
+    return args
+
+
+def points(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Fit and evaluate every point that is not in ``--work`` yet; the curve's figures."""
+    import advantage_fit
+    import evaluate
+
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    out = []
+    sessions = 0
+    for k in range(len(args.labels) + 1):
+        if k:
+            sessions += len(list(Path(args.labels[k - 1]).glob("session_*.npz")))
+        if k == 0:
+            ckpt = args.base
+        elif k == len(args.labels) and args.final:
+            ckpt = args.final
+        else:
+            ckpt = str(work / f"fit_{k}")
+            if not Path(ckpt + ".json").exists():
+                argv = ["--base", args.base, "--labels", *args.labels[:k], "--out", ckpt, *args.fit_args]
+                if advantage_fit.main(argv) != 0:
+                    raise SystemExit(f"advantage_fit.py failed for the first {k} folder(s)")
+        path = work / f"eval_{k}.json"
+        if path.exists():
+            figures = json.loads(path.read_text())
+        else:
+            figures = evaluate.evaluate(ckpt, args.opponents, args.sessions, args.seed, args.workers, quiet=True)
+            path.write_text(json.dumps(figures, indent=1))
+        out.append({"k": k, "labelled_sessions": sessions, "checkpoint": ckpt, "evaluation": figures})
+    (work / "curve.json").write_text(json.dumps(out, indent=1))
+    return out
+
+
+def plot(curve: list[dict[str, Any]], opponents: list[str], path: str, title: str) -> None:
+    """One panel per opponent: the per-round difference with its 95 % band against the labelled sessions."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(opponents), figsize=(5.2 * len(opponents), 3.8), squeeze=False)
+    x = [p["labelled_sessions"] for p in curve]
+    for ax, opp in zip(axes[0], opponents):
+        ev = [p["evaluation"][opp] for p in curve]
+        y = [e["difference"] for e in ev]
+        half = [e["difference_ci95"] for e in ev]
+        ax.fill_between(x, [a - b for a, b in zip(y, half)], [a + b for a, b in zip(y, half)], alpha=0.25)
+        ax.plot(x, y, marker="o")
+        ax.axhline(0.0, color="grey", lw=0.8)
+        metric = ev[0].get("metric", "score_per_round").replace("_", " ")
+        ax.set_title(f"against {opp}")
+        ax.set_xlabel("labelled heuristic sessions the fit saw (0: the base network)")
+        ax.set_ylabel(f"network minus {opp}, {metric}\n(95 % band; seats rotated)")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Fit, evaluate, draw."""
+    args = cli_args(parse_args, argv)
+    if args is None:
+        return 2
+    curve = points(args)
+    for p in curve:
+        figs = ", ".join(
+            f"{o}: {p['evaluation'][o]['difference']:+.2f} ± {p['evaluation'][o]['difference_ci95']:.2f}"
+            for o in args.opponents
+        )
+        print(f"{p['labelled_sessions']:5d} labelled sessions ({p['checkpoint']}): {figs}", flush=True)
+    from rummy_env.models.checkpoints import read_metadata
+
+    profile = read_metadata(args.base)["profile"]
+    plot(curve, args.opponents, args.out, f"{profile}: a card_prior network fitted to rollout advantages")
+    print(f"saved {args.out}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
