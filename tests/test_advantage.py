@@ -6,6 +6,7 @@ is computed from the labels exactly, and the fit lowers its loss and saves a che
 from __future__ import annotations
 
 import copy
+import json
 import sys
 from pathlib import Path
 
@@ -366,3 +367,76 @@ def test_fit_refuses_labels_without_measures_when_asked_for_them(
     argv = ["--base", str(base), "--labels", str(stripped), "--out", str(tmp_path / "o"), "--measures", "--val-every", "3"]
     assert advantage_fit.main(argv) == 2
     assert "needs label files with measures" in capsys.readouterr().err
+
+
+def test_the_learning_curve_fits_on_more_folders_reuses_what_is_done_and_draws(
+    fit_inputs: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``advantage_curve.py``: point k is the fit on the first k folders (k = 0 the base), each evaluated once; a
+    second run reuses the fits and evaluations on disk; the figure is written."""
+    import advantage_curve
+    import evaluate
+
+    labels, base = fit_inputs
+    halves = [tmp_path / "a", tmp_path / "b"]
+    for h in halves:
+        h.mkdir()
+    for i, f in enumerate(sorted(labels.glob("session_*.npz"))):
+        (halves[i % 2] / f.name).write_bytes(f.read_bytes())
+    calls: list[str] = []
+
+    def fake(path: str, opponents: list[str], sessions: int, seed: int, workers: int, quiet: bool = False) -> dict:
+        calls.append(path)
+        return {o: {"difference": -float(len(calls)), "difference_ci95": 0.5, "metric": "penalty_per_round"}
+                for o in opponents}  # fmt: skip
+
+    monkeypatch.setattr(evaluate, "evaluate", fake)
+    work = tmp_path / "work"
+    argv = ["--base", str(base), "--labels", *map(str, halves), "--work", str(work), "--out", str(tmp_path / "c.png"),
+            "--fit-args", "--epochs 1 --val-every 3 --threads 1", "--sessions", "2", "--workers", "1"]  # fmt: skip
+    assert advantage_curve.main(argv) == 0
+    assert calls == [str(base), str(work / "fit_1"), str(work / "fit_2")]
+    curve = json.loads((work / "curve.json").read_text())
+    assert [p["labelled_sessions"] for p in curve] == [0, 3, 6]
+    assert (tmp_path / "c.png").stat().st_size > 1000
+    calls.clear()
+    assert advantage_curve.main(argv) == 0
+    assert calls == []  # everything reused
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [(["--fit-args", "--labels x"], "may not set"), (["--sessions", "0"], "--sessions"), (["--fit-args", "'"], "--fit-args")],
+)
+def test_bad_curve_arguments_exit_2(
+    fit_inputs: tuple[Path, Path], tmp_path: Path, extra: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import advantage_curve
+
+    labels, base = fit_inputs
+    argv = ["--base", str(base), "--labels", str(labels), "--work", str(tmp_path / "w"), "--out", str(tmp_path / "c.png")]
+    assert advantage_curve.main([*argv, *extra]) == 2
+    assert says in capsys.readouterr().err
+
+
+def test_add_measures_replays_a_session_and_refuses_other_settings(
+    fit_inputs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A label file written before labels carried measures gets exactly the measures the labelling would have
+    written; replaying with other settings (another seed) is refused, the file unchanged."""
+    labels, _ = fit_inputs
+    src = labels / "session_00001.npz"
+    old = tmp_path / "old"
+    old.mkdir()
+    with np.load(src) as d:
+        full = {k: d[k] for k in d.files}
+    np.savez(old / src.name, **{k: v for k, v in full.items() if k not in ("measures", "measure_names", "step")})
+    argv = ["--profile", "contract", "--rounds", "1", "--label-prob", "0.5", "--quiet", "--add-measures"]
+    assert advantage_labels.main([*argv, "--out", str(old), "--seed", "5"]) == 2
+    assert "does not give the file's" in capsys.readouterr().err
+    with np.load(old / src.name) as d:
+        assert "measures" not in d.files
+    assert advantage_labels.main([*argv, "--out", str(old), "--seed", "4"]) == 0
+    with np.load(old / src.name) as d:
+        for k in ("measures", "measure_names", "step", "scores", "obs"):
+            np.testing.assert_array_equal(d[k], full[k])
