@@ -1,5 +1,5 @@
 """training/migrate_checkpoint.py: old (rank-only set joker) action ids onto the current table, and the shipped
-contract_gamerules checkpoint loads at the current size."""
+contract_gamerules checkpoint loads at the current size (trained on it since 2026-12-04)."""
 
 from __future__ import annotations
 
@@ -45,4 +45,7 @@ def test_shipped_checkpoint_loads_at_the_current_size():
 
     ck = load_checkpoint(ROOT / "checkpoints" / "contract_gamerules", expect_profile="contract_gamerules")
     assert ck.metadata["num_actions"] == env_facts("contract_gamerules", 4)["num_actions"] == 2476
-    assert ck.metadata["migration"]["from_num_actions"] == 2398
+    # the checkpoint shipped since 2026-12-04 was trained on the current table (the migrated PPO network it replaced
+    # recorded "migration": {"from_num_actions": 2398, ...}); either way it loads at the current size
+    migration = ck.metadata.get("migration")
+    assert migration is None or migration["from_num_actions"] == 2398
