@@ -254,3 +254,22 @@ def test_a_checkpoint_whose_measures_the_bot_does_not_give_is_refused(tmp_path: 
     (tmp_path / "ok.json").write_text(json.dumps(meta))
     with pytest.raises(CheckpointError):
         load_checkpoint(tmp_path / "ok")
+
+
+def test_a_measured_network_and_the_shipped_checkpoint_are_blind_to_hidden_cards(tmp_path: Path) -> None:
+    """Resampling every card the deciding seat cannot see changes no decision: of a ``card_prior_measures``
+    network whose measure weights are large (its moves follow the measures), and of the shipped
+    ``contract_gamerules`` checkpoint (a network fitted to labels that did read hidden cards)."""
+    import torch
+    from scenarios import check_blind_to_hidden
+
+    env, _, net = _measured("contract_gamerules", {"num_players": 4}, seed=4)
+    with torch.no_grad():
+        net.action_mlp.weight[:, -len(net.arch["prior_measures"]) :] = 2.0
+        net.prior_weight.zero_()
+    save_checkpoint(tmp_path / "m", net, {"profile": "contract_gamerules", "num_players": 4})
+    for spec in (f"checkpoint:{tmp_path / 'm'}", f"checkpoint:{Path(__file__).resolve().parents[1] / 'checkpoints' / 'contract_gamerules'}"):
+        name = bots.load(spec).name
+        seen = check_blind_to_hidden("contract_gamerules", [spec, "heuristic", spec, "random"], (2,), rng_seed=3,
+                                     only=name)  # fmt: skip
+        assert seen["checked"] > 50 and {"draw", "act"} <= seen["phases"]
