@@ -45,7 +45,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ConfigError, cli_args  # noqa: E402
+from common import ConfigError, cli_args, load_card_prior  # noqa: E402
 
 SESSION_FILE = re.compile(r"session_(\d+)\.npz$")
 LABEL_KEYS = ("obs", "mask", "prior", "cand", "scores", "seat", "round", "choices", "rounds_played")
@@ -329,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     import torch
 
-    from rummy_env.models.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
+    from rummy_env.models.checkpoints import CheckpointError, save_checkpoint
     from rummy_env.registry import game
 
     torch.manual_seed(args.seed)
@@ -337,9 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.set_margin:
         return set_margin(args.base, args.out, args.margin)
     try:
-        ckpt = load_checkpoint(args.base)
-        if ckpt.model.arch.get("kind") != "card_prior":
-            raise ConfigError(f"--base must be a card_prior checkpoint, {args.base!r} is {ckpt.model.arch.get('kind')!r}")
+        ckpt = load_card_prior(args.base)
         meta = ckpt.metadata
         train_rows, val_rows, totals = load_labels(args.labels, args.val_every)
         if not train_rows or not val_rows:

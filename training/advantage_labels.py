@@ -46,10 +46,8 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +55,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ConfigError, check_table, cli_args  # noqa: E402
+from common import ConfigError, check_table, cli_args, run_shard_workers, write_sessions  # noqa: E402
 
 ARRAYS = ("obs", "mask", "prior", "cand", "scores", "seat", "round", "step", "measures")
 
@@ -292,25 +290,15 @@ def pack(rows: dict[str, list[Any]], num_players: int, max_candidates: int) -> d
 def _worker(args: argparse.Namespace, worker: int, deadline: float) -> None:
     from rummy_env.evaluation.match import session_seed
 
-    out = Path(args.out)
-    for i in range(worker, args.sessions, args.workers):
-        path = out / f"session_{i:05d}.npz"
-        if path.exists():
-            continue
-        if time.time() > deadline:
-            return
-        t0 = time.time()
-        data = label_session(
-            args.profile, args.num_players, session_seed(args.seed, i), args.label_prob, args.max_candidates,
-            args.rounds, args.coupling, args.horizon,
-        )  # fmt: skip
-        tmp = out / f".session_{i:05d}.tmp.npz"
-        np.savez_compressed(tmp, **data)
-        os.replace(tmp, path)
-        if not args.quiet:
-            n = len(data["prior"])
-            print(f"session {i}: {n} labels, {int((data['cand'] >= 0).sum())} rollouts, {time.time() - t0:.1f} s",
-                  flush=True)  # fmt: skip
+    def make(i: int) -> dict[str, np.ndarray]:
+        return label_session(args.profile, args.num_players, session_seed(args.seed, i), args.label_prob,
+                             args.max_candidates, args.rounds, args.coupling, args.horizon)  # fmt: skip
+
+    def report(i: int, data: dict[str, np.ndarray], seconds: float) -> str:
+        return f"session {i}: {len(data['prior'])} labels, {int((data['cand'] >= 0).sum())} rollouts, {seconds:.1f} s"
+
+    write_sessions(Path(args.out), range(worker, args.sessions, args.workers), deadline, make,
+                   None if args.quiet else report)  # fmt: skip
 
 
 def _add_measures_all(args: argparse.Namespace) -> int:
@@ -390,19 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.add_measures:
         return _add_measures_all(args)
-    Path(args.out).mkdir(parents=True, exist_ok=True)
-    deadline = time.time() + args.max_minutes * 60 if args.max_minutes > 0 else float("inf")
-    if args.workers == 1:
-        _worker(args, 0, deadline)
-    else:
-        procs = [mp.get_context("spawn").Process(target=_worker, args=(args, w, deadline)) for w in range(args.workers)]
-        for proc in procs:
-            proc.start()
-        for proc in procs:
-            proc.join()
-        if any(proc.exitcode for proc in procs):
-            return 1
-    return 0
+    return run_shard_workers(_worker, args)
 
 
 if __name__ == "__main__":

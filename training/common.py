@@ -736,3 +736,64 @@ def format_match(m: dict[str, Any]) -> str:
         f"{m['difference_ci95']:.2f}; rounds won {m['policy_rounds_won_share']:.1%} vs "
         f"{m['opponent_rounds_won_share']:.1%} per {m['opponent']} seat ({m['sessions']} sessions)"
     )
+
+# ----------------------------------------------------------------------------------------------------------------
+# Label shards: one file per session, resumable, shared by worker processes (search_labels.py, advantage_labels.py)
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def write_sessions(
+    out: Path, indices: Any, deadline: float, make: Any, report: Any = None
+) -> None:
+    """For each session index of ``indices`` whose ``out/session_{i:05d}.npz`` is not on disk yet: stop if
+    ``deadline`` (a ``time.time()``) has passed, else ``make(i)`` its arrays and write them (through a temporary
+    file, so an interrupted write leaves no file behind); ``report(i, data, seconds)``, if given, returns a line to
+    print."""
+    import numpy as np
+
+    for i in indices:
+        path = out / f"session_{i:05d}.npz"
+        if path.exists():
+            continue
+        if time.time() > deadline:
+            return
+        t0 = time.time()
+        data = make(i)
+        tmp = out / f".session_{i:05d}.tmp.npz"
+        np.savez_compressed(tmp, **data)
+        os.replace(tmp, path)
+        if report is not None:
+            print(report(i, data, time.time() - t0), flush=True)
+
+
+def run_shard_workers(worker: Any, args: argparse.Namespace) -> int:
+    """``worker(args, w, deadline)`` for ``w`` in ``range(args.workers)``: in this process for one worker, else in
+    spawned processes (``worker`` must be a module-level function); the deadline is ``args.max_minutes`` from now (0:
+    none). Exit code 0, or 1 if a worker process failed."""
+    import multiprocessing as mp
+
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    deadline = time.time() + args.max_minutes * 60 if args.max_minutes > 0 else float("inf")
+    if args.workers == 1:
+        worker(args, 0, deadline)
+        return 0
+    procs = [mp.get_context("spawn").Process(target=worker, args=(args, w, deadline)) for w in range(args.workers)]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join()
+    return 1 if any(proc.exitcode for proc in procs) else 0
+
+
+def load_card_prior(path: str) -> Any:
+    """The ``card_prior`` checkpoint at ``path`` (``load_checkpoint``'s ``Checkpoint``), the base of an offline fit
+    (``search_distill.py``, ``advantage_fit.py``); ``ConfigError`` for another kind of network, ``CheckpointError`` for
+    a file that does not load."""
+    from rummy_env.models.checkpoints import load_checkpoint
+
+    ckpt = load_checkpoint(path)
+    kind = ckpt.model.arch.get("kind")
+    if kind != "card_prior":
+        raise ConfigError(f"--base must be a card_prior checkpoint, {path!r} is {kind!r}")
+    return ckpt
+

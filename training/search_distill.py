@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ConfigError, cli_args  # noqa: E402
+from common import ConfigError, cli_args, load_card_prior  # noqa: E402
 from warm_start import action_kinds  # noqa: E402
 
 SESSION_FILE = re.compile(r"session_(\d+)\.npz$")
@@ -181,15 +181,11 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     import rummy_env
-    from rummy_env.models.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
+    from rummy_env.models.checkpoints import CheckpointError, save_checkpoint
 
     torch.manual_seed(args.seed)
     try:
-        ckpt = load_checkpoint(args.base)
-        if ckpt.model.arch.get("kind") != "card_prior":
-            raise ConfigError(
-                f"--base must be a card_prior checkpoint, {args.base!r} is {ckpt.model.arch.get('kind')!r}"
-            )
+        ckpt = load_card_prior(args.base)
         train_rows, val_rows, sessions = load_labels(args.labels, args.val_every)
         for rows in (train_rows, val_rows):
             if rows:

@@ -27,10 +27,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
-import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ConfigError, check_table, cli_args  # noqa: E402
+from common import ConfigError, check_table, cli_args, run_shard_workers, write_sessions  # noqa: E402
 
 
 def label_session(
@@ -93,22 +90,16 @@ def _worker(args: argparse.Namespace, worker: int, deadline: float) -> None:
     torch.set_num_threads(1)
     from rummy_env.evaluation.match import session_seed
 
-    out = Path(args.out)
-    for i in range(worker, args.sessions, args.workers):
-        path = out / f"session_{i:05d}.npz"
-        if path.exists():
-            continue
-        if time.time() > deadline:
-            return
-        t0 = time.time()
-        data = label_session(
+    def make(i: int) -> dict[str, Any]:
+        return label_session(
             args.profile, args.num_players, session_seed(args.seed, i), args.budget, args.label_prob, args.rounds
         )
-        tmp = out / f".session_{i:05d}.tmp.npz"
-        np.savez_compressed(tmp, **data)
-        os.replace(tmp, path)
+
+    def report(i: int, data: dict[str, Any], seconds: float) -> str:
         departs = int((data["label"] != data["prior"]).sum())
-        print(f"session {i}: {len(data['label'])} labels, {departs} departures, {time.time() - t0:.0f} s", flush=True)
+        return f"session {i}: {len(data['label'])} labels, {departs} departures, {seconds:.0f} s"
+
+    write_sessions(Path(args.out), range(worker, args.sessions, args.workers), deadline, make, report)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -142,19 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     args = cli_args(parse_args, argv)
     if args is None:
         return 2
-    Path(args.out).mkdir(parents=True, exist_ok=True)
-    deadline = time.time() + args.max_minutes * 60 if args.max_minutes > 0 else float("inf")
-    if args.workers == 1:
-        _worker(args, 0, deadline)
-    else:
-        procs = [mp.get_context("spawn").Process(target=_worker, args=(args, w, deadline)) for w in range(args.workers)]
-        for proc in procs:
-            proc.start()
-        for proc in procs:
-            proc.join()
-        if any(proc.exitcode for proc in procs):
-            return 1
-    return 0
+    return run_shard_workers(_worker, args)
 
 
 if __name__ == "__main__":

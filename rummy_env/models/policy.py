@@ -451,20 +451,29 @@ class PriorCardActorCritic(CardActionActorCritic):
         prior: torch.Tensor | None = None,
         measures: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Logits (B, K) of the actions ``index`` (B, K), the prior's move flagged by ``prior`` (B, K)
-        (``measures`` ignored)."""
+        """Logits (B, K) of the actions ``index`` (B, K), the prior's move flagged by ``prior`` (B, K); ``measures``
+        (B, K, F) are read only by ``card_prior_measures`` (``MeasuredPriorActorCritic``)."""
         if prior is None:
-            raise PriorError(f"a {PRIOR_ARCH_KIND} network needs the prior bot's move ({self.arch['prior']!r}) per row")
-        scores = self._scores(pi_features, index, prior) + self.prior_weight * prior
+            raise PriorError(f"a {self.arch['kind']} network needs the prior bot's move ({self.arch['prior']!r}) per row")
+        scores = self._scores(pi_features, index, prior, self._measures(index, measures)) + self.prior_weight * prior
         return scores.masked_fill(~valid, float("-inf"))
 
-    def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor, prior: np.ndarray | None = None) -> torch.Tensor:
-        """Dense logits (B, num_actions) with ``-inf`` on every illegal action; ``prior``: the prior's action ids."""
+    def _measures(self, index: torch.Tensor, measures: torch.Tensor | None) -> torch.Tensor | None:
+        """The measures the scorer reads: none for ``card_prior``."""
+        return None
+
+    def masked_logits(
+        self, obs: torch.Tensor, mask: torch.Tensor, prior: np.ndarray | None = None, measures: Any = None
+    ) -> torch.Tensor:
+        """Dense logits (B, num_actions) with ``-inf`` on every illegal action; ``prior``: the prior's action ids;
+        ``measures`` (``card_prior_measures`` only): (B, num_actions, F), the measures of every action id (rows of
+        illegal ones are ignored)."""
         packed, _ = self.features(obs)
         n = self.arch["num_actions"]
         index = torch.arange(n).expand(len(obs), -1)
         flags = None if prior is None else prior_flags(index.numpy(), np.ones((len(obs), n), dtype=bool), prior)
-        return self.legal_logits(packed, index, mask != 0, None if flags is None else torch.from_numpy(flags))
+        meas = None if measures is None else torch.as_tensor(measures, dtype=torch.float32)
+        return self.legal_logits(packed, index, mask != 0, None if flags is None else torch.from_numpy(flags), meas)
 
 
 class MeasuredPriorActorCritic(PriorCardActorCritic):
@@ -486,38 +495,16 @@ class MeasuredPriorActorCritic(PriorCardActorCritic):
         self.num_measures = len(arch["prior_measures"])
         self.action_mlp = nn.Linear(self.action_mlp.in_features + self.num_measures, self.action_mlp.out_features)
 
-    def legal_logits(
-        self,
-        pi_features: torch.Tensor,
-        index: torch.Tensor,
-        valid: torch.Tensor,
-        prior: torch.Tensor | None = None,
-        measures: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        """Logits (B, K) of the actions ``index`` (B, K): the prior's move flagged by ``prior`` (B, K), the prior
-        bot's measures of each action in ``measures`` (B, K, F)."""
-        if prior is None or measures is None:
+    def _measures(self, index: torch.Tensor, measures: torch.Tensor | None) -> torch.Tensor:
+        """``measures`` (B, K, F), checked against ``index`` (B, K) and the number of measures."""
+        if measures is None:
             raise PriorError(
                 f"a {MEASURED_ARCH_KIND} network needs the prior bot's move and its measures "
                 f"{self.arch['prior_measures']} of every legal action, per row"
             )
         if measures.shape[-1] != self.num_measures or measures.shape[:2] != index.shape:
-            raise PriorError(
-                f"measures of shape {tuple(measures.shape)}; expected {(*index.shape, self.num_measures)}"
-            )
-        scores = self._scores(pi_features, index, prior, measures) + self.prior_weight * prior
-        return scores.masked_fill(~valid, float("-inf"))
-
-    def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor, prior: np.ndarray | None = None,
-                      measures: np.ndarray | None = None) -> torch.Tensor:  # fmt: skip
-        """Dense logits (B, num_actions) with ``-inf`` on every illegal action; ``prior``: the prior's action ids;
-        ``measures``: (B, num_actions, F), the measures of every action id (rows of illegal ones are ignored)."""
-        packed, _ = self.features(obs)
-        n = self.arch["num_actions"]
-        index = torch.arange(n).expand(len(obs), -1)
-        flags = None if prior is None else prior_flags(index.numpy(), np.ones((len(obs), n), dtype=bool), prior)
-        return self.legal_logits(packed, index, mask != 0, None if flags is None else torch.from_numpy(flags),
-                                 None if measures is None else torch.as_tensor(measures, dtype=torch.float32))
+            raise PriorError(f"measures of shape {tuple(measures.shape)}; expected {(*index.shape, self.num_measures)}")
+        return measures
 
     def expand_from(self, base: PriorCardActorCritic) -> MeasuredPriorActorCritic:
         """Copy a ``card_prior`` network's weights into this one (same architecture but the measures); the scorer's
