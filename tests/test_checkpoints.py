@@ -277,7 +277,9 @@ def test_shipped_checkpoints_load_and_play() -> None:
 
     for name in ("contract", "contract_gamerules", "continental"):
         ckpt = load_checkpoint(Path(__file__).resolve().parent.parent / "checkpoints" / name)
-        assert ckpt.profile == name and ckpt.metadata["training_steps"] > 0
+        # trained: PPO steps, or (contract: the warm start alone) imitated decisions
+        trained = ckpt.metadata["training_steps"] + ckpt.metadata.get("warm_start", {}).get("decisions", 0)
+        assert ckpt.profile == name and trained > 0
         env = rummy_env.make(name, **ckpt.metadata.get("env_config", {}))
         env.reset(seed=0)
         agent = env.agent_selection

@@ -168,6 +168,76 @@ def test_learning_curves_have_bands_units_and_outside_legends(tmp_path: Path, me
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def _tiny_checkpoint(path: Path, steps: int, seed: int, profile: str = "contract") -> Path:
+    pytest.importorskip("torch")
+    import rummy_env
+    from rummy_env.models.checkpoints import save_checkpoint
+    from rummy_env.models.policy import architecture, build_policy
+
+    env = rummy_env.make(profile, wrapped=False)
+    net = build_policy(architecture(env.observer.size, env.num_actions, trunk=(8,)), seed=seed)
+    save_checkpoint(path, net, {"profile": profile, "num_players": 4, "training_steps": steps})
+    return path
+
+
+def test_checkpoint_curve_evaluates_each_checkpoint_once_and_draws(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``checkpoint_curve.py``: one point per checkpoint at its training steps, in the order given; a second run
+    reuses the evaluations on disk and evaluates only an opponent it has not seen; the figure is written."""
+    pytest.importorskip("matplotlib")
+    import checkpoint_curve
+
+    ckpts = [_tiny_checkpoint(tmp_path / f"c{i}", steps, i) for i, steps in enumerate((0, 4096, 8192))]
+    calls: list[tuple[str, tuple[str, ...]]] = []
+
+    def fake(path: str, opponents: list[str], sessions: int, seed: int, workers: int, quiet: bool = False) -> dict:
+        calls.append((path, tuple(opponents)))
+        return {o: {"difference": -float(len(calls)), "difference_ci95": 0.5, "metric": "penalty_per_round"}
+                for o in opponents}  # fmt: skip
+
+    monkeypatch.setattr(evaluate_script, "evaluate", fake)
+    work, out = tmp_path / "work", tmp_path / "curve.png"
+    argv = [*map(str, ckpts), "--work", str(work), "--out", str(out), "--sessions", "3"]
+    assert checkpoint_curve.main([*argv, "--opponents", "heuristic"]) == 0
+    assert calls == [(str(c), ("heuristic",)) for c in ckpts]
+    curve = json.loads((work / "curve.json").read_text())
+    assert [p["training_steps"] for p in curve] == [0, 4096, 8192]
+    assert [p["evaluation"]["heuristic"]["difference"] for p in curve] == [-1.0, -2.0, -3.0]
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    calls.clear()
+    assert checkpoint_curve.main([*argv, "--opponents", "heuristic", "random"]) == 0
+    assert calls == [(str(c), ("random",)) for c in ckpts]  # heuristic's figures reused
+    calls.clear()
+    assert checkpoint_curve.main([*argv, "--opponents", "heuristic", "--sessions", "4"]) == 0
+    assert len(calls) == 3  # other sessions: other matches, evaluated afresh
+
+
+@pytest.mark.parametrize(
+    ("make", "extra", "says"),
+    [
+        (False, [], "is missing"),
+        (True, ["--sessions", "0"], "--sessions"),
+        (True, ["--mixed"], "share one profile"),
+    ],
+)
+def test_bad_checkpoint_curve_arguments_exit_2(
+    tmp_path: Path, make: bool, extra: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import checkpoint_curve
+
+    paths = [tmp_path / "a"]
+    if make:
+        _tiny_checkpoint(paths[0], 0, 0)
+    if "--mixed" in extra:
+        extra = []
+        paths.append(_tiny_checkpoint(tmp_path / "b", 0, 0, profile="continental"))
+    argv = [*map(str, paths), "--work", str(tmp_path / "w"), "--out", str(tmp_path / "c.png"), *extra]
+    assert checkpoint_curve.main(argv) == 2
+    assert says in capsys.readouterr().err
+    assert not (tmp_path / "w").exists()
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Progress (on a terminal only) and table widths
 # ----------------------------------------------------------------------------------------------------------------

@@ -93,15 +93,22 @@ def points(args: argparse.Namespace) -> list[dict[str, Any]]:
     return out
 
 
-def plot(curve: list[dict[str, Any]], opponents: list[str], path: str, title: str) -> None:
-    """One panel per opponent: the per-round difference with its 95 % band against the labelled sessions."""
+def plot(
+    curve: list[dict[str, Any]],
+    opponents: list[str],
+    path: str,
+    title: str,
+    x_key: str = "labelled_sessions",
+    xlabel: str = "labelled heuristic sessions the fit saw (0: the base network)",
+) -> None:
+    """One panel per opponent: the per-round difference with its 95 % band against each point's ``x_key``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(opponents), figsize=(5.2 * len(opponents), 3.8), squeeze=False)
-    x = [p["labelled_sessions"] for p in curve]
+    x = [p[x_key] for p in curve]
     for ax, opp in zip(axes[0], opponents):
         ev = [p["evaluation"][opp] for p in curve]
         y = [e["difference"] for e in ev]
@@ -111,7 +118,7 @@ def plot(curve: list[dict[str, Any]], opponents: list[str], path: str, title: st
         ax.axhline(0.0, color="grey", lw=0.8)
         metric = ev[0].get("metric", "score_per_round").replace("_", " ")
         ax.set_title(f"against {opp}")
-        ax.set_xlabel("labelled heuristic sessions the fit saw (0: the base network)")
+        ax.set_xlabel(xlabel)
         ax.set_ylabel(f"network minus {opp}, {metric}\n(95 % band; seats rotated)")
     fig.suptitle(title)
     fig.tight_layout()

@@ -1,0 +1,108 @@
+"""The learning curve of a training run drawn from its saved checkpoints (issue 16 item 3): each checkpoint of
+``CHECKPOINTS`` (in training order: a warm start, ``pool/`` snapshots, the final file) is evaluated with
+``training/evaluate.py``'s matches against each of ``--opponents`` (the greedy network at one seat, seats rotated,
+the other seats played by the opponent bot, ``--sessions`` sessions with ``--seed``), and the per-round difference
+network minus opponents is drawn with its 95 % band against the checkpoint's ``training_steps`` (PPO environment
+steps; a warm start has 0).
+
+Use it when a run's own ``eval.jsonl`` is missing or too small to draw a curve from. Each evaluation is kept in
+``--work`` as ``eval_<weights hash>_<sessions>_<seed>.json`` and reused when it is there, so a stopped run resumes
+and the final checkpoint's figures can be the manifest's (the same matches as ``evaluate.py --manifest``);
+``--work/curve.json`` holds the points.
+
+Usage::
+
+    python training/checkpoint_curve.py checkpoints/candidates/contract_prior \\
+        checkpoints/candidates/contract_prior_run/pool/snap_000690 checkpoints/contract \\
+        --work runs/curve_contract --out docs/learning_curve_contract_prior.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import ConfigError, cli_args  # noqa: E402
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (module docstring); bad values raise ``ConfigError``."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("checkpoints", nargs="+", help="checkpoints in training order (X, X.json or X.safetensors)")
+    p.add_argument("--work", required=True, help="folder for the evaluations (reused when present)")
+    p.add_argument("--opponents", nargs="+", default=["heuristic", "random"])
+    p.add_argument("--sessions", type=int, default=200)
+    p.add_argument("--seed", type=int, default=2024)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--title", default=None, help="the figure's title (default: the profile and the last file)")
+    p.add_argument("--out", required=True, help="the PNG to draw")
+    args = p.parse_args(argv)
+    if args.sessions < 1 or args.workers < 1 or args.seed < 0:
+        raise ConfigError("--sessions and --workers must be >= 1, --seed >= 0")
+    from rummy_env.models.checkpoints import CheckpointError, read_metadata
+
+    try:
+        metas = [read_metadata(c) for c in args.checkpoints]
+    except CheckpointError as exc:
+        raise ConfigError(f"checkpoint: {exc}") from None
+    profiles = sorted({(m["profile"], m["num_players"]) for m in metas})
+    if len(profiles) != 1:
+        raise ConfigError(f"the checkpoints must share one profile and table size; got {profiles}")
+    args.metas = metas
+    return args
+
+
+def points(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Evaluate every checkpoint against every opponent not yet in ``--work``; the curve's figures."""
+    import evaluate
+
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    out = []
+    for ckpt, meta in zip(args.checkpoints, args.metas):
+        path = work / f"eval_{meta['weights_sha256'][:16]}_{args.sessions}_{args.seed}.json"
+        figures = json.loads(path.read_text()) if path.exists() else {}
+        missing = [o for o in args.opponents if o not in figures]
+        if missing:
+            figures.update(evaluate.evaluate(ckpt, missing, args.sessions, args.seed, args.workers, quiet=True))
+            path.write_text(json.dumps(figures, indent=1))
+        out.append(
+            {
+                "checkpoint": str(ckpt),
+                "training_steps": int(meta["training_steps"]),
+                "weights_sha256": meta["weights_sha256"],
+                "evaluation": {o: figures[o] for o in args.opponents},
+            }
+        )
+    (work / "curve.json").write_text(json.dumps(out, indent=1))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Evaluate, print, draw."""
+    args = cli_args(parse_args, argv)
+    if args is None:
+        return 2
+    from advantage_curve import plot
+
+    curve = points(args)
+    for p in curve:
+        figs = ", ".join(
+            f"{o}: {p['evaluation'][o]['difference']:+.2f} ± {p['evaluation'][o]['difference_ci95']:.2f}"
+            for o in args.opponents
+        )
+        print(f"{p['training_steps']:9d} steps ({p['checkpoint']}): {figs}", flush=True)
+    profile = args.metas[0]["profile"]
+    title = args.title or f"{profile}: {Path(args.checkpoints[-1]).name} and the checkpoints before it"
+    plot(curve, args.opponents, args.out, title, x_key="training_steps", xlabel="PPO environment steps (0: warm start)")
+    print(f"saved {args.out}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
