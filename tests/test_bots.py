@@ -242,6 +242,61 @@ def test_round_7_goes_out_and_builds_three_runs():
 
 
 # ----------------------------------------------------------------------------------------------------------------
+# Styled heuristics: heuristic:FIELD=NUMBER,...
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def test_a_style_replaces_its_fields_and_leaves_the_default_bot_alone():
+    styled = bots.load("heuristic:penalty_weight=0.4,buy_danger=2", seed=0)
+    assert styled.name == "heuristic:penalty_weight=0.4,buy_danger=2"
+    style = styled._policy("contract").style
+    assert (style.penalty_weight, style.buy_danger) == (0.4, 2.0)
+    assert style.take_gain == type(style)().take_gain  # the other fields keep their defaults
+    plain = bots.load("heuristic", seed=0)
+    assert plain.name == "heuristic" and plain._policy("contract").style == type(style)()
+    assert styled.fork()._policy("contract").style == style  # rollouts keep the style
+
+
+def test_a_styled_heuristic_plays_differently_and_the_default_values_play_the_same():
+    base, _ = play(["heuristic"] * 4, seed=3, rounds=(1, 2))
+    same, _ = play(["heuristic:penalty_weight=0.1"] * 4, seed=3, rounds=(1, 2))  # 0.1 is the default
+    other, _ = play(["heuristic:penalty_weight=1.5"] * 4, seed=3, rounds=(1, 2))
+    again, _ = play(["heuristic:penalty_weight=1.5"] * 4, seed=3, rounds=(1, 2))
+    assert same._state.history == base._state.history
+    assert other._state.history != base._state.history
+    assert other._state.history == again._state.history
+
+
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [
+        ("heuristic:nope=1", "unknown heuristic style field 'nope'"),
+        ("heuristic:penalty_weight=high", "is not FIELD=NUMBER"),
+        ("heuristic:penalty_weight", "is not FIELD=NUMBER"),
+        ("heuristic:penalty_weight=inf", "must be a finite number"),
+        ("heuristic:=1", "is not FIELD=NUMBER"),
+    ],
+)
+def test_bad_heuristic_styles_are_refused_naming_the_fields(spec: str, says: str):
+    with pytest.raises(bots.BotLoadError, match=says) as info:
+        bots.load(spec)
+    assert "penalty_weight" in str(info.value) or "FIELD=NUMBER" in str(info.value)
+
+
+def test_a_style_field_of_another_profile_is_refused_when_it_plays_that_profile():
+    from rummy_env.bots.heuristic import HeuristicStyleError
+
+    bot = bots.load("heuristic:wait_margin=2", seed=0)  # a continental field
+    env = rummy_env.make("contract")
+    env.reset(seed=0)
+    with pytest.raises(HeuristicStyleError, match=r"\['wait_margin'\] are not fields of the contract heuristic"):
+        bot.act(env, env.agent_selection)
+    env = rummy_env.make("continental", num_players=4)
+    env.reset(seed=0)
+    assert env.observe(env.agent_selection)["action_mask"][bot.act(env, env.agent_selection)] == 1
+
+
+# ----------------------------------------------------------------------------------------------------------------
 # Matches
 # ----------------------------------------------------------------------------------------------------------------
 

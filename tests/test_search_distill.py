@@ -94,6 +94,50 @@ def test_a_table_that_cannot_be_built_exits_2_before_any_work(
         assert says in capsys.readouterr().err
 
 
+def test_teacher_labels_play_the_teachers_game_and_keep_the_heuristics_move_as_prior() -> None:
+    """``--teacher ID --play teacher``: the session is the teacher's own game (it equals a game of four teachers),
+    every label is the teacher's move and every prior the plain heuristic's move in that state."""
+    import rummy_env
+    from rummy_env import bots
+
+    teacher = "heuristic:penalty_weight=1.5"
+    data = search_labels.label_session("contract", 4, 11, None, 1.0, [1, 2], teacher, "teacher")
+    env = rummy_env.make("contract", rounds=[1, 2])
+    env.reset(seed=11)
+    seats = [bots.load(teacher, seed=11 * 37 + s) for s in range(4)]
+    plain = [bots.load("heuristic", seed=11 * 31 + s) for s in range(4)]
+    labels, priors = [], []
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = env.possible_agents.index(agent)
+        move, prior = seats[seat].act(env, agent), plain[seat].act(env, agent)
+        if obs["action_mask"].sum() > 1:
+            labels.append(move)
+            priors.append(prior)
+        env.step(move)
+    assert data["label"].tolist() == labels and data["prior"].tolist() == priors
+    assert 0 < int((data["label"] != data["prior"]).sum()) < len(labels)  # the style departs, now and then
+    assert not data["gain"].any()
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--play", "teacher"], "--play teacher needs --teacher"),
+        (["--teacher", "heuristic:nope=1"], "unknown heuristic"),
+    ],
+)
+def test_bad_teacher_arguments_exit_2(
+    argv: list[str], says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert search_labels.main(["--out", str(tmp_path / "x"), *argv]) == 2
+    assert says in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
 def test_continental_labels_take_a_number_of_deals() -> None:
     data = search_labels.label_session("continental", 4, 11, 2, 0.1, [1])
     assert len(data["label"]) > 0 and set(data["round"].tolist()) <= {0, 1}

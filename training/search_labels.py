@@ -15,9 +15,18 @@ Each session ``i`` (seed ``session_seed(--seed, i)``) is written as ``OUT/sessio
 - ``gain`` (N,) float32: the search's mean value of its choice minus that of the heuristic's move (0 where equal);
 - ``seat``, ``round`` (N,) int16: who decided, in which round.
 
+``--teacher BOT_ID`` labels with another bot instead of the search (one per seat, seeded ``seed * 37 + seat``, asked
+at every decision of its seat so that a bot with memory sees the whole game): the label is its move and ``gain``
+is 0. With ``--play teacher`` the teacher's moves are played, so the labelled states are the teacher's own
+distribution (the states its imitator visits), and ``prior`` is still the heuristic's move there. For example
+``--teacher heuristic:penalty_weight=0.4 --play teacher --label-prob 1`` records a styled heuristic
+(``rummy_env.bots.heuristic``) for ``training/search_distill.py`` to teach to a ``card_prior`` network over the
+plain heuristic.
+
 A session already on disk is skipped, so an interrupted run resumes where it stopped (``--max-minutes`` stops
 between sessions). ``--workers`` processes share the sessions (``i = worker, worker + workers, ...``); the output
-depends on ``--seed``, ``--sessions``, ``--budget``, ``--label-prob`` and ``--rounds`` only, not on the number of workers.
+depends on ``--seed``, ``--sessions``, ``--budget``, ``--label-prob``, ``--rounds``, ``--teacher`` and ``--play``
+only, not on the number of workers.
 
 Usage::
 
@@ -39,11 +48,20 @@ from common import ConfigError, check_table, cli_args, run_shard_workers, write_
 
 
 def label_session(
-    profile: str, num_players: int, seed: int, budget: int | None, label_prob: float, rounds: list[int] | None = None
+    profile: str,
+    num_players: int,
+    seed: int,
+    budget: int | None,
+    label_prob: float,
+    rounds: list[int] | None = None,
+    teacher: str | None = None,
+    play: str = "heuristic",
 ) -> dict[str, Any]:
-    """Play one heuristic session of ``seed`` (``rounds``: only those rounds in the contract profiles, that many deals
-    in continental) and return its search labels (module docstring's arrays)."""
+    """Play one session of ``seed`` (``rounds``: only those rounds in the contract profiles, that many deals in
+    continental) with the heuristic's moves (``play="teacher"``: the teacher's) and return its labels (module
+    docstring's arrays): the search's choices, or ``teacher``'s moves when a teacher bot id is given."""
     import rummy_env
+    from rummy_env import bots
     from rummy_env.bots.heuristic import HeuristicBot
     from rummy_env.bots.search import SearchBot
     from rummy_env.bots.view import public_view
@@ -52,7 +70,8 @@ def label_session(
     env = rummy_env.make(profile, num_players=num_players, **env_config_from_args(profile, rounds, None))
     env.reset(seed=seed)
     heur = [HeuristicBot(seed * 31 + s) for s in range(num_players)]
-    search = [SearchBot(seed * 37 + s, budget=budget) for s in range(num_players)]
+    search = [SearchBot(seed * 37 + s, budget=budget) for s in range(num_players)] if teacher is None else None
+    teachers = [bots.load(teacher, seed=seed * 37 + s) for s in range(num_players)] if teacher is not None else None
     rng = np.random.Generator(np.random.PCG64(seed))
     rows: dict[str, list[Any]] = {k: [] for k in ("obs", "mask", "prior", "label", "gain", "seat", "round")}
     for agent in env.agent_iter():
@@ -64,10 +83,14 @@ def label_session(
         view = public_view(env, agent)
         seat = view.seat
         move = heur[seat].act(env, agent)
+        taught = teachers[seat].act(env, agent) if teachers is not None else None
         if int(mask.sum()) > 1 and rng.random() < label_prob:
-            bot = search[seat]
-            root = bot.root_state(env, seat)
-            best, means = bot.search(root, seat, list(view.legal), move, profile)
+            if teachers is None:
+                bot = search[seat]
+                root = bot.root_state(env, seat)
+                best, means = bot.search(root, seat, list(view.legal), move, profile)
+            else:
+                best, means = taught, {}
             rows["obs"].append(np.asarray(obs["observation"], dtype=np.float32))
             rows["mask"].append(np.asarray(mask, dtype=bool))
             rows["prior"].append(move)
@@ -75,7 +98,7 @@ def label_session(
             rows["gain"].append(float(means.get(best, 0.0) - means.get(move, means.get(best, 0.0))))
             rows["seat"].append(seat)
             rows["round"].append(int(view.round) if hasattr(view, "round") else 0)
-        env.step(move)
+        env.step(taught if play == "teacher" else move)
     dtypes = {"obs": np.float32, "mask": bool, "prior": np.int64, "label": np.int64, "gain": np.float32,
               "seat": np.int16, "round": np.int16}  # fmt: skip
     out = {}
@@ -92,7 +115,14 @@ def _worker(args: argparse.Namespace, worker: int, deadline: float) -> None:
 
     def make(i: int) -> dict[str, Any]:
         return label_session(
-            args.profile, args.num_players, session_seed(args.seed, i), args.budget, args.label_prob, args.rounds
+            args.profile,
+            args.num_players,
+            session_seed(args.seed, i),
+            args.budget,
+            args.label_prob,
+            args.rounds,
+            args.teacher,
+            args.play,
         )
 
     def report(i: int, data: dict[str, Any], seconds: float) -> str:
@@ -117,6 +147,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--rounds", type=int, nargs="+", default=None, help="contract profiles: these rounds only; continental: deals"
     )
     p.add_argument("--max-minutes", type=float, default=0.0, help="stop starting sessions after this (0: never)")
+    p.add_argument("--teacher", default=None, help="a bot id whose moves are the labels (default: the search bot)")
+    p.add_argument("--play", choices=("heuristic", "teacher"), default="heuristic", help="whose moves are played")
     args = p.parse_args(argv)
     if args.sessions < 1 or args.workers < 1:
         raise ConfigError(f"--sessions and --workers must be >= 1, got {args.sessions} and {args.workers}")
@@ -125,6 +157,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.budget is not None and args.budget < 1:
         raise ConfigError(f"--budget must be >= 1, got {args.budget}")
     check_table(args.profile, args.num_players, args.rounds)
+    if args.play == "teacher" and args.teacher is None:
+        raise ConfigError("--play teacher needs --teacher BOT_ID")
+    if args.teacher is not None:
+        from rummy_env import bots
+
+        try:
+            bots.load(args.teacher, seed=0)
+        except ValueError as exc:
+            raise ConfigError(f"--teacher: {exc}") from None
     return args
 
 

@@ -11,6 +11,7 @@ deterministically for a seed.
 |---|---|
 | `random` | uniform over the action mask |
 | `heuristic` | hand-written club-player rules, one module per profile (`heuristic_contract`, ...) |
+| `heuristic:FIELD=NUMBER,...` | the same rules with fields of the profile's style replaced (``heuristic.py``), e.g. `heuristic:penalty_weight=0.4` |
 | `search`, `search:N` | determinized Monte-Carlo search (``search.py``): heuristic rollouts on sampled hidden cards; N rollouts a decision, plain `search` the profile's default |
 | `checkpoint:PATH` | a trained network (`checkpoint_bot`); `checkpoint:PATH@sample` samples instead of greedy |
 | `py:MODULE.ATTR` | a user's bot: ``ATTR(seed)`` of the importable module ``MODULE`` (see ``load``) |
@@ -169,10 +170,35 @@ def _register_builtins() -> None:
     from .random_bot import RandomBot
 
     register("random", _no_arg("random", RandomBot))
-    register("heuristic", _no_arg("heuristic", HeuristicBot))
+    register("heuristic", _heuristic)
     register("checkpoint", _checkpoint)
     from .search import search_factory  # "search" / "search:N" (N rollouts a decision)
     register("search", search_factory)
+
+
+def _heuristic(arg: str | None, seed: int | None) -> Bot:
+    """``heuristic`` or ``heuristic:FIELD=VALUE,...``: the heuristic with fields of its style replaced
+    (``rummy_env.bots.heuristic``; e.g. ``heuristic:penalty_weight=0.4``)."""
+    from .heuristic import HeuristicBot, HeuristicStyleError
+
+    if arg is None:
+        return HeuristicBot(seed)
+    style: dict[str, float] = {}
+    for item in arg.split(","):
+        key, eq, value = item.partition("=")
+        try:
+            if not eq or not key.strip():
+                raise ValueError
+            style[key.strip()] = float(value)
+        except ValueError:
+            raise BotLoadError(
+                f"bot id 'heuristic:{arg}': {item!r} is not FIELD=NUMBER; expected heuristic:FIELD=NUMBER,... "
+                "(e.g. heuristic:penalty_weight=0.4)"
+            ) from None
+    try:
+        return HeuristicBot(seed, style=style)
+    except HeuristicStyleError as exc:
+        raise BotLoadError(f"bot id 'heuristic:{arg}': {exc}") from None
 
 
 def _checkpoint(arg: str | None, seed: int | None) -> Bot:

@@ -3,12 +3,19 @@
 A profile's policy is a class built with ``factory(rng)`` whose ``decide(view) -> int`` picks a legal action from a
 ``PublicView`` (``ContinentalView`` for ``continental``). ``register_heuristic(profile, factory)`` adds one;
 ``contract``, ``continental`` and ``contract_gamerules`` are registered here.
+
+Each policy's few numbers are a frozen dataclass in its ``style`` attribute (``ContractStyle`` for the contract
+profiles, ``ContinentalStyle`` for continental). ``HeuristicBot(seed, style={"penalty_weight": 0.4})`` -- bot id
+``"heuristic:penalty_weight=0.4"`` -- plays with those fields replaced; the default bot is unchanged by this. A
+variant is a different player: the package's ``heuristic`` (the baseline of every measurement) has no style.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+import dataclasses
+import math
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import numpy as np
@@ -56,12 +63,50 @@ register_heuristic("continental", _continental_policy)
 register_heuristic("contract_gamerules", _gamerules_policy)
 
 
+class HeuristicStyleError(ValueError):
+    """A ``style`` the heuristic cannot take: an unknown field, a value that is not a finite number, or a field of
+    another profile's heuristic."""
+
+
+def style_fields() -> dict[str, tuple[str, ...]]:
+    """The fields a ``style`` may set, per style class (``ContractStyle``: the contract profiles;
+    ``ContinentalStyle``: continental)."""
+    from .heuristic_continental import ContinentalStyle
+    from .heuristic_contract import ContractStyle
+
+    return {c.__name__: tuple(f.name for f in dataclasses.fields(c)) for c in (ContractStyle, ContinentalStyle)}
+
+
+def check_style(style: Mapping[str, Any]) -> dict[str, float]:
+    """``style`` as a plain dict of floats, or ``HeuristicStyleError`` saying which field or value is wrong and
+    what is allowed."""
+    if not isinstance(style, Mapping):
+        raise HeuristicStyleError(f"a heuristic style is a mapping of field names to numbers, got {style!r}")
+    known = style_fields()
+    allowed = sorted({f for fields in known.values() for f in fields})
+    out = {}
+    for key, value in style.items():
+        if key not in allowed:
+            raise HeuristicStyleError(f"unknown heuristic style field {key!r}; the fields are {known}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise HeuristicStyleError(f"heuristic style field {key!r} must be a finite number, got {value!r}")
+        out[key] = float(value)
+    return out
+
+
 class HeuristicBot:
-    """Club-player rules for the env's profile; seeded (ties are broken with the seed's generator)."""
+    """Club-player rules for the env's profile; seeded (ties are broken with the seed's generator).
+
+    ``style``: fields of the profile's style dataclass to replace (module docstring); checked here, and against the
+    profile's own fields when the bot first plays it (``HeuristicStyleError``). The bot's ``name`` is
+    ``"heuristic"`` without a style and its bot id (``"heuristic:field=value,..."``) with one."""
 
     name = "heuristic"
 
-    def __init__(self, seed: int | None = 0):
+    def __init__(self, seed: int | None = 0, style: Mapping[str, Any] | None = None):
+        self.style = check_style(style) if style else {}
+        if self.style:
+            self.name = "heuristic:" + ",".join(f"{k}={v:g}" for k, v in self.style.items())
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -109,8 +154,25 @@ class HeuristicBot:
             factory = POLICIES.get(profile)
             if factory is None:
                 raise ValueError(f"no heuristic for profile {profile!r}; available: {sorted(POLICIES)}")
-            policy = self._policies[profile] = factory(self.rng)
+            policy = factory(self.rng)
+            if self.style:
+                policy.style = self._styled(profile, policy)
+            self._policies[profile] = policy
         return policy
+
+    def _styled(self, profile: str, policy: Policy) -> Any:
+        """``policy``'s style with this bot's fields replaced."""
+        base = getattr(policy, "style", None)
+        if base is None or not dataclasses.is_dataclass(base):
+            raise HeuristicStyleError(f"the {profile} heuristic has no style to set; got style {self.style}")
+        fields = [f.name for f in dataclasses.fields(base)]
+        other = sorted(set(self.style) - set(fields))
+        if other:
+            raise HeuristicStyleError(
+                f"heuristic style fields {other} are not fields of the {profile} heuristic "
+                f"({type(base).__name__}: {fields})"
+            )
+        return dataclasses.replace(base, **self.style)
 
     def act(self, env: Any, agent: str) -> int:
         """The heuristic's legal action for ``agent``, from ``agent``'s public view only."""
@@ -127,4 +189,4 @@ class HeuristicBot:
         return self._policy(view.profile).decide(view)
 
 
-__all__ = ["HeuristicBot", "POLICIES", "Policy", "register_heuristic"]
+__all__ = ["HeuristicBot", "HeuristicStyleError", "POLICIES", "Policy", "check_style", "register_heuristic", "style_fields"]
