@@ -184,6 +184,46 @@ def test_distillation_lowers_the_cross_entropy_and_saves_a_playable_checkpoint(l
     assert env.observe(agent)["action_mask"][bot.act(env, agent)]
 
 
+def test_teacher_labels_with_measures_teach_a_measured_network(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``search_labels.py --measures`` stores the heuristic's measures of every legal action (zero rows past the
+    legal list); ``search_distill.py --measures`` trains a ``card_prior_measures`` network on them that loads and
+    plays; without measures in the labels it exits 2."""
+    from rummy_env import bots
+    from rummy_env.bots.heuristic import HeuristicBot
+
+    out = tmp_path / "labels"
+    argv = ["--profile", "contract_gamerules", "--out", str(out), "--sessions", "2", "--label-prob", "1.0",
+            "--rounds", "1", "--teacher", "heuristic:penalty_weight=1.5", "--play", "teacher"]  # fmt: skip
+    assert search_labels.main([*argv, "--measures"]) == 0
+    with np.load(out / "session_00000.npz") as d:
+        names = [str(x) for x in d["measure_names"]]
+        assert names == list(HeuristicBot(0).measure_names("contract_gamerules"))
+        legal = d["mask"].sum(axis=1)
+        m = d["measures"]
+        assert m.shape == (len(d["label"]), int(legal.max()), len(names))
+        for row, n in zip(m, legal):
+            assert not row[n:].any()  # padding past the legal actions
+            assert np.all(row[:n, names.index("danger")] == row[0, names.index("danger")])  # one danger a decision
+    base = _base(tmp_path)
+    ckpt_path = tmp_path / "measured"
+    dist = ["--base", str(base), "--labels", str(out), "--out", str(ckpt_path), "--epochs", "2", "--val-every", "2"]
+    assert search_distill.main([*dist, "--measures"]) == 0
+    ckpt = load_checkpoint(ckpt_path, expect_profile="contract_gamerules")
+    assert ckpt.metadata["architecture"]["kind"] == "card_prior_measures"
+    assert ckpt.metadata["architecture"]["prior_measures"] == names
+    assert ckpt.metadata["distillation"]["settings"]["measures"] is True
+    env = rummy_env.make("contract_gamerules", num_players=4, rounds=(1,))
+    env.reset(seed=3)
+    agent = env.agent_selection
+    assert env.observe(agent)["action_mask"][bots.load(f"checkpoint:{ckpt_path}", seed=0).act(env, agent)]
+    plain = tmp_path / "plain"
+    assert search_labels.main([*argv[:3], str(plain), *argv[4:]]) == 0
+    assert search_distill.main([*dist[:3], str(plain), *dist[4:], "--measures"]) == 2
+    assert "no measures" in capsys.readouterr().err
+
+
 def test_distillation_refuses_a_missing_label_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     base = _base(tmp_path)
     argv = ["--base", str(base), "--labels", str(tmp_path / "none"), "--out", str(tmp_path / "o")]

@@ -6,6 +6,10 @@ it, the search's departure where it found one -- for ``--epochs`` passes, with A
 ``--batch``, seeded by ``--seed``). ``--depart-weight`` scales the loss of the departures; a departure whose
 estimated gain is below ``--min-gain`` points is relabelled as the heuristic's move.
 
+``--measures`` trains a ``card_prior_measures`` network instead (the base's weights, its action scorer widened to
+read the heuristic's measures of each legal action, ``MeasuredPriorActorCritic.expand_from``): the label files must
+carry ``measures`` (``search_labels.py --measures``), all with the same ``measure_names``.
+
 Label files are checked before training: each needs the arrays of ``search_labels.py``, rows that fit the base
 network (its observation size and action count) and legal ``label`` / ``prior`` actions; otherwise the exit code
 is 2 with one ``error:`` line.
@@ -43,11 +47,15 @@ SESSION_FILE = re.compile(r"session_(\d+)\.npz$")
 LABEL_KEYS = ("obs", "mask", "prior", "label", "gain")
 
 
-def load_labels(folders: list[str], val_every: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
-    """(training rows, held-out rows, sessions read) from every ``session_*.npz`` of ``folders``."""
+def load_labels(
+    folders: list[str], val_every: int, measures: bool = False
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
+    """(training rows, held-out rows, sessions read) from every ``session_*.npz`` of ``folders``; with ``measures``
+    the rows' ``measures`` (padded to the widest file) and their ``measure_names``."""
     train: dict[str, list[np.ndarray]] = {}
     val: dict[str, list[np.ndarray]] = {}
     sessions = 0
+    names: tuple[str, ...] | None = None
     for folder in folders:
         files = sorted(Path(folder).glob("session_*.npz"))
         if not files:
@@ -58,15 +66,35 @@ def load_labels(folders: list[str], val_every: int) -> tuple[dict[str, np.ndarra
                 missing = [k for k in LABEL_KEYS if k not in data.files]
                 if missing:
                     raise ConfigError(f"{f}: not a search_labels.py file, it lacks {missing} (needs {list(LABEL_KEYS)})")
+                if measures:
+                    if "measures" not in data.files:
+                        raise ConfigError(f"{f}: no measures; --measures needs labels of search_labels.py --measures")
+                    these = tuple(str(x) for x in data["measure_names"])
+                    if names is None:
+                        names = these
+                    elif these != names:
+                        raise ConfigError(f"{f}: measures {list(these)}, other files {list(names)}")
                 if len(data["label"]) == 0:
                     continue
                 target = val if i % val_every == 0 else train
-                for k in data.files:
+                for k in (*LABEL_KEYS, *(("measures",) if measures else ())):
                     target.setdefault(k, []).append(data[k])
             sessions += 1
-    cat = {k: np.concatenate(v) for k, v in train.items()}
-    vcat = {k: np.concatenate(v) for k, v in val.items()}
+    cat = {k: _cat(v) for k, v in train.items()}
+    vcat = {k: _cat(v) for k, v in val.items()}
+    if measures and names is not None:
+        for rows in (cat, vcat):
+            if rows:
+                rows["measure_names"] = np.array(names)
     return cat, vcat, sessions
+
+
+def _cat(parts: list[np.ndarray]) -> np.ndarray:
+    """Concatenate along rows; 3-d parts (measures) are zero-padded to the widest second axis first."""
+    if parts[0].ndim == 3:
+        width = max(p.shape[1] for p in parts)
+        parts = [np.pad(p, ((0, 0), (0, width - p.shape[1]), (0, 0))) for p in parts]
+    return np.concatenate(parts)
 
 
 def check_labels(rows: dict[str, np.ndarray], obs_size: int, num_actions: int) -> None:
@@ -100,7 +128,14 @@ def prepare(rows: dict[str, np.ndarray], min_gain: float) -> dict[str, Any]:
     flags = prior_flags(index, valid, rows["prior"])
     pos = np.argmax(index == label[:, None], axis=1)
     ppos = np.argmax(index == rows["prior"][:, None], axis=1)
+    measures = None
+    if "measures" in rows:  # rows in increasing action id, as legal_index: pad or cut to its width
+        m = rows["measures"]
+        width = index.shape[1]
+        m = np.pad(m, ((0, 0), (0, max(0, width - m.shape[1])), (0, 0)))[:, :width]
+        measures = torch.from_numpy(np.ascontiguousarray(m, dtype=np.float32))
     return {
+        "measures": measures,
         "obs": torch.from_numpy(rows["obs"].astype(np.float32)),
         "index": torch.from_numpy(index),
         "valid": torch.from_numpy(valid),
@@ -120,7 +155,7 @@ def held_out(model: Any, data: dict[str, Any], kinds: list[str] | None = None) -
 
     with torch.no_grad():
         pi, _ = model.features(data["obs"])
-        logits = model.legal_logits(pi, data["index"], data["valid"], data["flags"])
+        logits = model.legal_logits(pi, data["index"], data["valid"], data["flags"], data["measures"])
         logp = torch.log_softmax(logits, dim=-1)
         ce = -logp.gather(1, data["pos"][:, None]).mean().item()
         greedy = logits.argmax(-1)
@@ -164,6 +199,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--min-gain", type=float, default=0.0)
     p.add_argument("--val-every", type=int, default=10)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--measures", action="store_true",
+                   help="train a card_prior_measures network on the labels' heuristic measures")  # fmt: skip
     args = p.parse_args(argv)
     for name in ("epochs", "batch", "val_every"):
         if getattr(args, name) < 1:
@@ -186,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     try:
         ckpt = load_card_prior(args.base)
-        train_rows, val_rows, sessions = load_labels(args.labels, args.val_every)
+        train_rows, val_rows, sessions = load_labels(args.labels, args.val_every, args.measures)
         for rows in (train_rows, val_rows):
             if rows:
                 check_labels(rows, int(ckpt.model.arch["obs_size"]), int(ckpt.model.arch["num_actions"]))
@@ -200,6 +237,14 @@ def main(argv: list[str] | None = None) -> int:
     probe = rummy_env.make(meta["profile"], wrapped=False, num_players=meta["num_players"])
     kinds = action_kinds(probe.layout)
     model = ckpt.model
+    if args.measures:
+        from rummy_env.models.policy import build_policy
+
+        names = [str(x) for x in train_rows.pop("measure_names")]
+        val_rows.pop("measure_names", None)
+        arch = dict(model.arch, kind="card_prior_measures", prior_measures=names)
+        model = build_policy(arch).expand_from(model)
+        meta = dict(meta, architecture=arch)
     train, val = prepare(train_rows, args.min_gain), prepare(val_rows, args.min_gain)
     n = len(train["pos"])
     print(f"{sessions} sessions: {n} training rows ({int(train['depart'].sum())} departures), "
@@ -218,7 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         for s in range(0, n, args.batch):
             b = perm[s : s + args.batch]
             pi, _ = model.features(train["obs"][b])
-            logits = model.legal_logits(pi, train["index"][b], train["valid"][b], train["flags"][b])
+            meas = None if train["measures"] is None else train["measures"][b]
+            logits = model.legal_logits(pi, train["index"][b], train["valid"][b], train["flags"][b], meas)
             logp = torch.log_softmax(logits, dim=-1).gather(1, train["pos"][b][:, None]).squeeze(1)
             loss = -(weight[b] * logp).sum() / weight[b].sum()
             opt.zero_grad()
@@ -242,7 +288,8 @@ def main(argv: list[str] | None = None) -> int:
         "sessions": sessions,
         "training_rows": n,
         "settings": {
-            k: getattr(args, k) for k in ("epochs", "lr", "batch", "depart_weight", "min_gain", "val_every", "seed")
+            k: getattr(args, k)
+            for k in ("epochs", "lr", "batch", "depart_weight", "min_gain", "val_every", "seed", "measures")
         },
         "kept_epoch": best_epoch,
         "held_out": final,

@@ -13,7 +13,11 @@ Each session ``i`` (seed ``session_seed(--seed, i)``) is written as ``OUT/sessio
   ``env.observe``;
 - ``prior`` (N,) int64: the heuristic's move (played); ``label`` (N,) int64: the search's choice;
 - ``gain`` (N,) float32: the search's mean value of its choice minus that of the heuristic's move (0 where equal);
-- ``seat``, ``round`` (N,) int16: who decided, in which round.
+- ``seat``, ``round`` (N,) int16: who decided, in which round;
+- with ``--measures``: ``measures`` (N, L, F) float32, the heuristic's measures of every legal action
+  (``HeuristicBot.action_measures``: rows in increasing action id, zero padding to the longest legal list L of the
+  session), and ``measure_names`` (F,) str, for a ``card_prior_measures`` network (``search_distill.py
+  --measures``).
 
 ``--teacher BOT_ID`` labels with another bot instead of the search (one per seat, seeded ``seed * 37 + seat``, asked
 at every decision of its seat so that a bot with memory sees the whole game): the label is its move and ``gain``
@@ -25,8 +29,8 @@ plain heuristic.
 
 A session already on disk is skipped, so an interrupted run resumes where it stopped (``--max-minutes`` stops
 between sessions). ``--workers`` processes share the sessions (``i = worker, worker + workers, ...``); the output
-depends on ``--seed``, ``--sessions``, ``--budget``, ``--label-prob``, ``--rounds``, ``--teacher`` and ``--play``
-only, not on the number of workers.
+depends on ``--seed``, ``--sessions``, ``--budget``, ``--label-prob``, ``--rounds``, ``--teacher``, ``--play`` and
+``--measures`` only, not on the number of workers.
 
 Usage::
 
@@ -56,6 +60,7 @@ def label_session(
     rounds: list[int] | None = None,
     teacher: str | None = None,
     play: str = "heuristic",
+    measures: bool = False,
 ) -> dict[str, Any]:
     """Play one session of ``seed`` (``rounds``: only those rounds in the contract profiles, that many deals in
     continental) with the heuristic's moves (``play="teacher"``: the teacher's) and return its labels (module
@@ -73,7 +78,7 @@ def label_session(
     search = [SearchBot(seed * 37 + s, budget=budget) for s in range(num_players)] if teacher is None else None
     teachers = [bots.load(teacher, seed=seed * 37 + s) for s in range(num_players)] if teacher is not None else None
     rng = np.random.Generator(np.random.PCG64(seed))
-    rows: dict[str, list[Any]] = {k: [] for k in ("obs", "mask", "prior", "label", "gain", "seat", "round")}
+    rows: dict[str, list[Any]] = {k: [] for k in ("obs", "mask", "prior", "label", "gain", "seat", "round", "measures")}
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
@@ -98,12 +103,22 @@ def label_session(
             rows["gain"].append(float(means.get(best, 0.0) - means.get(move, means.get(best, 0.0))))
             rows["seat"].append(seat)
             rows["round"].append(int(view.round) if hasattr(view, "round") else 0)
+            if measures:
+                rows["measures"].append(heur[seat].action_measures(view))
         env.step(taught if play == "teacher" else move)
     dtypes = {"obs": np.float32, "mask": bool, "prior": np.int64, "label": np.int64, "gain": np.float32,
               "seat": np.int16, "round": np.int16}  # fmt: skip
+    table = rows.pop("measures")
     out = {}
     for k, v in rows.items():
         out[k] = np.array(v, dtype=dtypes[k]) if v else np.zeros((0,), dtype=dtypes[k])
+    if measures:
+        names = heur[0].measure_names(profile)
+        width = max([1, *(len(m) for m in table)])
+        out["measures"] = np.zeros((len(table), width, len(names)), dtype=np.float32)
+        for i, m in enumerate(table):
+            out["measures"][i, : len(m)] = m
+        out["measure_names"] = np.array(names, dtype=f"U{max([1, *map(len, names)])}")
     return out
 
 
@@ -123,6 +138,7 @@ def _worker(args: argparse.Namespace, worker: int, deadline: float) -> None:
             args.rounds,
             args.teacher,
             args.play,
+            args.measures,
         )
 
     def report(i: int, data: dict[str, Any], seconds: float) -> str:
@@ -149,6 +165,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--max-minutes", type=float, default=0.0, help="stop starting sessions after this (0: never)")
     p.add_argument("--teacher", default=None, help="a bot id whose moves are the labels (default: the search bot)")
     p.add_argument("--play", choices=("heuristic", "teacher"), default="heuristic", help="whose moves are played")
+    p.add_argument("--measures", action="store_true", help="also store the heuristic's measures of each legal action")
     args = p.parse_args(argv)
     if args.sessions < 1 or args.workers < 1:
         raise ConfigError(f"--sessions and --workers must be >= 1, got {args.sessions} and {args.workers}")
