@@ -224,6 +224,25 @@ def test_teacher_labels_with_measures_teach_a_measured_network(
     assert "no measures" in capsys.readouterr().err
 
 
+def test_a_margin_moves_only_the_prior_weight_and_lowers_departures(labels: Path, tmp_path: Path) -> None:
+    """``--margin M``: the same training, then ``prior_weight`` + M; every other weight is the same, and the network
+    departs from the prior no more often (held out)."""
+    base = _base(tmp_path)
+    saved = {}
+    for margin in ("0", "5"):
+        out = tmp_path / f"m{margin}"
+        argv = ["--base", str(base), "--labels", str(labels), "--out", str(out), "--epochs", "3", "--lr", "3e-3",
+                "--val-every", "2", "--margin", margin]  # fmt: skip
+        assert search_distill.main(argv) == 0
+        saved[margin] = load_checkpoint(out)
+    a, b = (saved[m].model.state_dict() for m in ("0", "5"))
+    assert float(b["prior_weight"] - a["prior_weight"]) == pytest.approx(5.0)
+    assert all(a[k].equal(b[k]) for k in a if k != "prior_weight")
+    rate = {m: c.metadata["distillation"]["held_out"]["network_departure_rate"] for m, c in saved.items()}
+    assert rate["5"] <= rate["0"]
+    assert saved["5"].metadata["distillation"]["settings"]["margin"] == 5.0
+
+
 def test_distillation_refuses_a_missing_label_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     base = _base(tmp_path)
     argv = ["--base", str(base), "--labels", str(tmp_path / "none"), "--out", str(tmp_path / "o")]
@@ -264,6 +283,8 @@ def test_distillation_refuses_bad_settings(tmp_path: Path, capsys: pytest.Captur
     argv = ["--base", "b", "--labels", "l", "--out", str(tmp_path / "o"), "--epochs", "0"]
     assert search_distill.main(argv) == 2
     assert "--epochs must be >= 1" in capsys.readouterr().err
+    assert search_distill.main([*argv[:-2], "--margin", "-1"]) == 2
+    assert "--margin >= 0" in capsys.readouterr().err
 
 
 def test_search_consistency_compares_two_independent_searches(capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,6 +6,10 @@ it, the search's departure where it found one -- for ``--epochs`` passes, with A
 ``--batch``, seeded by ``--seed``). ``--depart-weight`` scales the loss of the departures; a departure whose
 estimated gain is below ``--min-gain`` points is relabelled as the heuristic's move.
 
+``--margin M`` (logits, default 0) is added to the prior's move (its ``prior_weight``) of the kept epoch before it is
+saved and its final held-out figures are measured: the network then departs only where it prefers another move by
+more than ``M``, fewer departures and fewer wrong ones.
+
 ``--measures`` trains a ``card_prior_measures`` network instead (the base's weights, its action scorer widened to
 read the heuristic's measures of each legal action, ``MeasuredPriorActorCritic.expand_from``): the label files must
 carry ``measures`` (``search_labels.py --measures``), all with the same ``measure_names``.
@@ -199,14 +203,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--min-gain", type=float, default=0.0)
     p.add_argument("--val-every", type=int, default=10)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--margin", type=float, default=0.0, help="logits added to the prior's move before saving (>= 0)")
     p.add_argument("--measures", action="store_true",
                    help="train a card_prior_measures network on the labels' heuristic measures")  # fmt: skip
     args = p.parse_args(argv)
     for name in ("epochs", "batch", "val_every"):
         if getattr(args, name) < 1:
             raise ConfigError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
-    if args.lr <= 0 or args.depart_weight < 0 or args.min_gain < 0:
-        raise ConfigError("--lr must be > 0, --depart-weight and --min-gain >= 0")
+    if args.lr <= 0 or args.depart_weight < 0 or args.min_gain < 0 or args.margin < 0:
+        raise ConfigError("--lr must be > 0, --depart-weight, --min-gain and --margin >= 0")
     return args
 
 
@@ -278,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
             best, best_ce, best_epoch = copy.deepcopy(model.state_dict()), fig["cross_entropy"], epoch
     model.load_state_dict(best)
     model.eval()
+    with torch.no_grad():
+        model.prior_weight += args.margin
     final = held_out(model, val, kinds)
     print(f"kept epoch {best_epoch}: {final}", flush=True)
     out_meta = {k: v for k, v in meta.items() if k not in ("training_state",)}
@@ -289,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         "training_rows": n,
         "settings": {
             k: getattr(args, k)
-            for k in ("epochs", "lr", "batch", "depart_weight", "min_gain", "val_every", "seed", "measures")
+            for k in ("epochs", "lr", "batch", "depart_weight", "min_gain", "val_every", "seed", "measures", "margin")
         },
         "kept_epoch": best_epoch,
         "held_out": final,
