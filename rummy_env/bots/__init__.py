@@ -166,7 +166,6 @@ def _no_arg(name: str, cls: Callable[[int | None], Bot]) -> BotFactory:
 
 
 def _register_builtins() -> None:
-    from .heuristic import HeuristicBot
     from .random_bot import RandomBot
 
     register("random", _no_arg("random", RandomBot))
