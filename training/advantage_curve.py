@@ -126,6 +126,13 @@ def plot(
     plt.close(fig)
 
 
+def differences(evaluation: dict[str, Any], opponents: list[str]) -> str:
+    """One point's figures for a progress line: the difference and its 95 % half-width against each opponent."""
+    return ", ".join(
+        f"{o}: {evaluation[o]['difference']:+.2f} ± {evaluation[o]['difference_ci95']:.2f}" for o in opponents
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Fit, evaluate, draw."""
     args = cli_args(parse_args, argv)
@@ -133,10 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     curve = points(args)
     for p in curve:
-        figs = ", ".join(
-            f"{o}: {p['evaluation'][o]['difference']:+.2f} ± {p['evaluation'][o]['difference_ci95']:.2f}"
-            for o in args.opponents
-        )
+        figs = differences(p["evaluation"], args.opponents)
         print(f"{p['labelled_sessions']:5d} labelled sessions ({p['checkpoint']}): {figs}", flush=True)
     from rummy_env.models.checkpoints import read_metadata
 

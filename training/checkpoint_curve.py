@@ -88,15 +88,12 @@ def main(argv: list[str] | None = None) -> int:
     args = cli_args(parse_args, argv)
     if args is None:
         return 2
-    from advantage_curve import plot
+    from advantage_curve import differences, plot
 
     curve = points(args)
     for p in curve:
-        figs = ", ".join(
-            f"{o}: {p['evaluation'][o]['difference']:+.2f} ± {p['evaluation'][o]['difference_ci95']:.2f}"
-            for o in args.opponents
-        )
-        print(f"{p['training_steps']:9d} steps ({p['checkpoint']}): {figs}", flush=True)
+        print(f"{p['training_steps']:9d} steps ({p['checkpoint']}): {differences(p['evaluation'], args.opponents)}",
+              flush=True)  # fmt: skip
     profile = args.metas[0]["profile"]
     title = args.title or f"{profile}: {Path(args.checkpoints[-1]).name} and the checkpoints before it"
     plot(curve, args.opponents, args.out, title, x_key="training_steps", xlabel="PPO environment steps (0: warm start)")
