@@ -81,6 +81,37 @@ def test_contract_measures_mean_what_they_say() -> None:
     assert min(checked.values()) > 5
 
 
+def test_contract_discard_measures_rebuild_the_discard_rule() -> None:
+    """``keep`` and ``penalty_down`` are the terms of the discard rule before opening ("the least useful, weighted by
+    its penalty (heavier as opponents go down)"): of the cards outside the hand's best target, the heuristic discards
+    one with the highest ``penalty_weight * 10 * penalty_down - keep - feed_weight * feeds_next`` -- for the default
+    style and for a styled one."""
+    from rummy_env.bots.heuristic_contract import ContractStyle
+
+    checked = 0
+    for style in ({}, {"penalty_weight": 0.4}):
+        bot = HeuristicBot(0, style=style)
+        st = ContractStyle(**style)
+        col = {n: i for i, n in enumerate(bot.measure_names("contract"))}
+        for env, agent, view in _views("contract", {"rounds": [1, 2]}, seed=11):
+            lay = view.layout
+            if view.phase != "act" or view.opened[view.seat] or view.final_round:
+                continue
+            m = dict(zip(sorted(view.legal), bot.action_measures(view)))
+            spare = {a: row for a, row in m.items()
+                     if lay.DISCARD <= a < lay.DISCARD + 52 and row[col["in_target"]] == 0.0}  # fmt: skip
+            if len(spare) < 2:
+                continue
+            score = {a: st.penalty_weight * 10 * r[col["penalty_down"]] - r[col["keep"]]
+                     - st.feed_weight * r[col["feeds_next"]] for a, r in spare.items()}  # fmt: skip
+            move = HeuristicBot(7, style=style).act(env, agent)
+            if not lay.DISCARD <= move < lay.DISCARD + 53:
+                continue  # it melds, lays off or goes out first
+            assert move in spare and score[move] == pytest.approx(max(score.values()), abs=1e-5)
+            checked += 1
+    assert checked > 20
+
+
 def test_continental_measures_mean_what_they_say() -> None:
     """The heuristic's own discard keeps the distance lowest (``distance_delta`` 0); a wild is flagged."""
     bot = HeuristicBot(0)
@@ -254,6 +285,33 @@ def test_a_checkpoint_whose_measures_the_bot_does_not_give_is_refused(tmp_path: 
     (tmp_path / "ok.json").write_text(json.dumps(meta))
     with pytest.raises(CheckpointError):
         load_checkpoint(tmp_path / "ok")
+
+
+def test_a_network_reads_its_measures_by_name(tmp_path: Path) -> None:
+    """A network trained on some of the bot's measures, in another order (as a network of an older version whose bot
+    has since gained measures), is fed exactly those columns: it plays as when it is given them directly."""
+    from rummy_env.models.policy import build_policy, legal_index
+
+    env, _, net = _measured("contract", {"rounds": [1]}, seed=4)
+    names = list(net.arch["prior_measures"])
+    chosen = [names[2], names[0], names[4]]
+    sub = build_policy(dict(net.arch, prior_measures=chosen))
+    save_checkpoint(tmp_path / "sub", sub, {"profile": "contract", "num_players": 4, "env_config": {"rounds": [1]}})
+    bot = bots.load(f"checkpoint:{tmp_path / 'sub'}", seed=0)
+    heur = HeuristicBot(0)
+    seen = 0
+    for game, agent, view in _views("contract", {"rounds": [1]}, seed=6):
+        ob = game.observe(agent)
+        prior = np.array([heur.act(game, agent)])
+        full = heur.action_measures(view)
+        cols = [names.index(n) for n in chosen]
+        want, _, _ = sub.act(ob["observation"], ob["action_mask"], prior=prior, measures=full[None][..., cols],
+                             greedy=True)
+        assert bot.act(game, agent) == int(want[0])
+        seen += 1
+        if seen >= 30:
+            break
+    assert seen == 30 and legal_index is not None
 
 
 def test_a_measured_network_and_the_shipped_checkpoint_are_blind_to_hidden_cards(tmp_path: Path) -> None:

@@ -48,6 +48,7 @@ class PolicyBot:
             self.prior_bot = load(prior, seed=seed)
         # a card_prior_measures network also reads the prior bot's measures of every legal action
         self._measures = tuple(model.arch.get("prior_measures", ()))
+        self._columns: np.ndarray | None = None  # the bot's measure columns the network reads, by name
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -84,12 +85,17 @@ class PolicyBot:
                 f"has {raw.observer.size} / {raw.num_actions}"
             )
         if self._measures:
+            # the network reads its measures by name: a version whose bot adds measures still feeds older networks
             have = tuple(self.prior_bot.measure_names(profile))
-            if have != self._measures:
+            missing = [m for m in self._measures if m not in have]
+            if missing:
                 raise ValueError(
                     f"bot {self.name!r} reads the measures {list(self._measures)} of its prior bot; the "
-                    f"{arch['prior']!r} bot of this version gives {list(have)} for profile {profile!r}"
+                    f"{arch['prior']!r} bot of this version gives {list(have)} for profile {profile!r} (missing: "
+                    f"{missing})"
                 )
+            columns = [have.index(m) for m in self._measures]
+            self._columns = None if columns == list(range(len(have))) else np.array(columns, dtype=np.int64)
         try:
             self._checked.add(raw)
         except TypeError:
@@ -108,6 +114,8 @@ class PolicyBot:
             from .view import public_view
 
             measures = self.prior_bot.action_measures(public_view(env, agent))[None]
+            if self._columns is not None:
+                measures = measures[..., self._columns]
         actions, _, _ = self.model.act(
             obs["observation"], mask, greedy=self.greedy, rng=self.rng, prior=prior, measures=measures
         )

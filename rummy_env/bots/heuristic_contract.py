@@ -113,7 +113,7 @@ class ContractHeuristic:
     # ----------------------------------------------------------------------------------------------------------
     #: the columns of ``action_features``
     ACTION_FEATURES = ("cost_delta", "missing_delta", "penalty_delta", "stuck_delta", "feeds_next", "in_target",
-                       "danger")  # fmt: skip
+                       "danger", "keep", "penalty_down")  # fmt: skip
 
     def action_features(self, view: PublicView) -> list[list[float]]:
         """One row of ``ACTION_FEATURES`` per legal action of ``view`` (in ``view.legal`` order): the measures this
@@ -128,6 +128,8 @@ class ContractHeuristic:
         | ``feeds_next`` | a discard: the risk that the next player takes it (``feeds_next``) |
         | ``in_target`` | a discard before opening: the card belongs to the hand's best target |
         | ``danger`` | the round's ``danger`` (the same in every row) |
+        | ``keep`` | a discard before opening (not in the final round): the card's keep value in the discard rule (``priority_keep``: pairs, run neighbours, attaching to the target; 0 for a joker) |
+        | ``penalty_down`` | a discard before opening (not in the final round): its penalty points / 10 times one plus the opponents down (what ``penalty_weight`` multiplies) |
 
         The hand after a move is known for a discard, taking the discard top, a deep pickup and a buy (the penalty
         card is unseen and left out); the other moves (stock draw, pass, melds, lay-offs, joker moves, going out)
@@ -160,6 +162,7 @@ class ContractHeuristic:
         base_stuck = stuck(hand) if opened else 0.0
         base_pen = penalty(hand)
         target = None if (opened or final) else self.structure(view, hand, live)
+        down = 1 + sum(1 for p in range(view.num_players) if p != seat and view.opened[p])
         danger = self.danger(view)
         after: dict[int, tuple[int, ...]] = {}
         top = view.discard_top
@@ -195,6 +198,9 @@ class ContractHeuristic:
                     row[4] = self.feeds_next(view, k, table)
                     if target is not None:
                         row[5] = 1.0 if hand[k] <= target.used[k] else 0.0
+                        if k != JOKER:
+                            row[7] = self.priority_keep(view, k, target, live)
+                            row[8] = PENALTY[k] * down / 10.0
             rows.append(row)
         return rows
 
@@ -474,7 +480,6 @@ class ContractHeuristic:
     def discard_by_priority(self, view: PublicView, kinds: list[int], target: Structure, live: list[int]) -> int:
         """Before opening: the card least useful for the target, weighted by its penalty (heavier as opponents go
         down), that does not feed the next player."""
-        g, r = view.contract
         table = view.table()
         opened = sum(1 for p in range(view.num_players) if p != view.seat and view.opened[p])
         st = self.style
@@ -483,19 +488,28 @@ class ContractHeuristic:
         def score(k: int) -> float:
             if k == JOKER:
                 return -100.0
-            keep = 0.0
-            suit, q = _suit_rank(k)
-            if g:
-                same = sum(view.hand[s * NUM_RANKS + q] for s in range(4)) - 1
-                live_rank = sum(live[s * NUM_RANKS + q] for s in range(4))
-                keep += st.pair_keep * min(same, 2) * min(1.0, live_rank / 2.0)
-            if r:
-                keep += self.run_neighbours(view, k)
-            if self.attaches(view, k, target):
-                keep += st.attach_keep
+            keep = self.priority_keep(view, k, target, live)
             return pen_weight * PENALTY[k] - keep - st.feed_weight * self.feeds_next(view, k, table)
 
         return self.pick_discard(view, kinds, score)
+
+    def priority_keep(self, view: PublicView, kind: int, target: Structure, live: list[int]) -> float:
+        """Before opening: the keep value of a (non-joker) card in ``discard_by_priority`` -- a pair of its rank
+        (group contracts, scaled by how many of the rank are live), its run neighbours (run contracts) and attaching
+        to ``target``."""
+        g, r = view.contract
+        st = self.style
+        keep = 0.0
+        suit, q = _suit_rank(kind)
+        if g:
+            same = sum(view.hand[s * NUM_RANKS + q] for s in range(4)) - 1
+            live_rank = sum(live[s * NUM_RANKS + q] for s in range(4))
+            keep += st.pair_keep * min(same, 2) * min(1.0, live_rank / 2.0)
+        if r:
+            keep += self.run_neighbours(view, kind)
+        if self.attaches(view, kind, target):
+            keep += st.attach_keep
+        return keep
 
     def run_neighbours(self, view: PublicView, kind: int) -> float:
         """Run potential of a card: same-suit cards of the hand one or two positions away."""
