@@ -73,21 +73,21 @@ def test_checkpoints_readme_table_is_the_manifest(profile: str, opponent: str) -
 def test_shipped_training_minutes_and_steps_are_the_manifest() -> None:
     """docs/training.md's minutes of each checkpoint made by ``training/ppo.py`` alone ("in N minutes"; a warm start
     alone "in N minutes" too) and checkpoints/README.md's steps, updates and minutes; a checkpoint fitted to rollout
-    advantages names its labelled decisions and sessions."""
+    advantages or distilled from a teacher's labels names its labelled decisions and sessions."""
     training = _read("docs/training.md")
     shipped = training[training.index("## Shipped checkpoints") :].split("\n## ")[0]
     readme = _read("checkpoints/README.md")
     for profile, e in MANIFEST["checkpoints"].items():
         minutes = round(e["wall_seconds"] / 60)
-        if not e["advantage_fit"]:
+        fit = e["advantage_fit"] or e["distillation"]
+        if not fit:
             assert f"in {minutes} minutes" in shipped, f"docs/training.md lacks {profile}'s {minutes} minutes"
             assert f"; {minutes} min" in _row(readme, f"`{profile}` | `")
         row = _row(readme, f"`{profile}` | `")
         for figure in (e["warm_start"]["decisions"], e["training_steps"]):
             assert f"{figure:,}" in row, f"checkpoints/README.md row of {profile} lacks {figure:,}: {row}"
-        updates = e["updates"] if not e["advantage_fit"] else f"{e['updates']} updates;"
+        updates = e["updates"] if not fit else f"{e['updates']} updates;"
         assert f"({updates}" in row, f"checkpoints/README.md row of {profile} lacks its updates: {row}"
-        fit = e["advantage_fit"]
         if fit:
             assert f"{round(e['wall_seconds'] / 60)} min in all" in row
             assert f"{fit['training_rows'] + fit['held_out_rows']:,} labelled decisions of {fit['sessions']}" in row

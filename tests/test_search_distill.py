@@ -166,7 +166,12 @@ def test_distillation_lowers_the_cross_entropy_and_saves_a_playable_checkpoint(l
     assert history[0]["epoch"] == 0 and len(history) == 7
     assert info["held_out"]["cross_entropy"] == min(h["cross_entropy"] for h in history)
     assert info["held_out"]["cross_entropy"] < history[0]["cross_entropy"]
-    assert info["training_rows"] > 0 and info["kept_epoch"] >= 1
+    assert info["training_rows"] > 0 and info["kept_epoch"] >= 1 and info["held_out_rows"] == history[0]["rows"]
+    # the wall time in all is the base's training and this fit; the algorithm names both
+    base_meta = load_checkpoint(base).metadata
+    base_seconds = base_meta.get("training_state", {}).get("wall_seconds", base_meta.get("wall_seconds")) or 0.0
+    assert ckpt.metadata["wall_seconds"] == pytest.approx(base_seconds + info["wall_seconds"], abs=0.11)
+    assert ckpt.metadata["algorithm"].endswith("+ distillation (training/search_distill.py)")
     # the training rows themselves are fitted better than by the base network
     train, _, _ = search_distill.load_labels([str(labels)], 2)
     data = search_distill.prepare(train, 0.0)
@@ -295,3 +300,32 @@ def test_search_consistency_compares_two_independent_searches(capsys: pytest.Cap
     assert search_consistency.consistency("contract_gamerules", 4, 5, 3, 6, 1.0) == fig  # seeded
     assert search_consistency.main(["--decisions", "0"]) == 2
     assert "--decisions and --budget must be >= 1" in capsys.readouterr().err
+
+
+def test_train_kinds_keeps_only_those_training_rows(labels: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--train-kinds discard`` trains on the rows whose label or prior move is a discard, and only on those; the
+    held-out rows stay all of them; an unknown kind is refused with the kinds allowed."""
+    from warm_start import action_kinds
+
+    base = _base(tmp_path)
+    out = tmp_path / "d"
+    argv = ["--base", str(base), "--labels", str(labels), "--out", str(out), "--epochs", "1", "--val-every", "2"]
+    assert search_distill.main([*argv, "--train-kinds", "discard"]) == 0
+    info = load_checkpoint(out).metadata["distillation"]
+    probe = rummy_env.make("contract_gamerules", wrapped=False, num_players=4)
+    kinds = np.array(action_kinds(probe.layout))
+    train, val, _ = search_distill.load_labels([str(labels)], 2)
+    discard = (kinds[train["label"]] == "discard") | (kinds[train["prior"]] == "discard")
+    assert 0 < discard.sum() < len(discard)
+    assert info["training_rows"] == int(discard.sum()) and info["held_out_rows"] == len(val["label"])
+    assert info["settings"]["train_kinds"] == ["discard"]
+    # --other-share P keeps each other row with probability P: all of them at 1, about half at 0.5
+    for share, low, high in ((1.0, len(discard), len(discard)), (0.5, discard.sum() + 1, len(discard) - 1)):
+        assert search_distill.main([*argv, "--train-kinds", "discard", "--other-share", str(share)]) == 0
+        rows = load_checkpoint(out).metadata["distillation"]["training_rows"]
+        assert low <= rows <= high, (share, rows)
+    assert search_distill.main([*argv, "--train-kinds", "discards"]) == 2
+    err = capsys.readouterr().err
+    assert "--train-kinds ['discards']" in err and "'discard'" in err
+    assert search_distill.main([*argv, "--other-share", "0.5"]) == 2
+    assert "needs --train-kinds" in capsys.readouterr().err

@@ -86,12 +86,16 @@ MANIFEST_ENTRY_KEYS = (
     "files", "weights_sha256", "profile", "env_version", "num_players", "env_config", "layout_fingerprint",
     "algorithm", "architecture", "seed", "config_file", "config", "training_steps", "updates", "wall_seconds",
     "throughput_env_steps_per_second", "machine", "run_name", "warm_start", "run_figures", "migration",
-    "advantage_fit", "evaluation",
+    "advantage_fit", "distillation", "evaluation",
 )  # fmt: skip
 #: the keys of a checkpoint's ``advantage_fit`` record (``training/advantage_fit.py``) the manifest repeats
 ADVANTAGE_FIT_KEYS = ("base", "base_training_steps", "base_updates", "base_wall_seconds", "labels", "labels_made_by",
                       "sessions", "training_rows", "held_out_rows", "settings", "kept_epoch", "held_out",
                       "wall_seconds", "command")  # fmt: skip
+#: the keys of a checkpoint's ``distillation`` record (``training/search_distill.py``) the manifest repeats
+DISTILLATION_KEYS = ("base", "base_training_steps", "base_updates", "base_wall_seconds", "labels", "labels_made_by",
+                     "sessions", "training_rows", "held_out_rows", "settings", "kept_epoch", "held_out",
+                     "wall_seconds", "command")  # fmt: skip
 
 MANIFEST_ABOUT = (
     "Shipped rummy_env checkpoints: how each was made and how it plays. Evaluation: the greedy policy at one seat "
@@ -106,6 +110,7 @@ def manifest_entry(base: Path, meta: dict[str, Any], evaluation: dict[str, Any],
     """The manifest entry of the checkpoint ``base`` (its metadata ``meta``) with the figures ``evaluation``;
     its keys are ``MANIFEST_ENTRY_KEYS``. ``migration`` is the checkpoint's migration record, None if never
     migrated; ``advantage_fit`` the summary of its fit to rollout advantages, None if it was not fitted;
+    ``distillation`` the summary of its distillation of a teacher's labels, None if it was not distilled;
     ``run_figures`` come from the run's ``progress.jsonl`` under ``runs_dir`` if it is there."""
     cfg = meta.get("config", {})
     progress = Path(runs_dir) / str(meta.get("run_name")) / "progress.jsonl"
@@ -123,8 +128,10 @@ def manifest_entry(base: Path, meta: dict[str, Any], evaluation: dict[str, Any],
         "config_file": cfg.get("config_file"),
         "config": cfg,
         "training_steps": meta["training_steps"],
-        # a network fitted to rollout advantages has no PPO state of its own: its base's PPO updates
-        "updates": meta.get("training_state", {}).get("update", (meta.get("advantage_fit") or {}).get("base_updates")),
+        # a network fitted to rollout advantages or distilled has no PPO state of its own: its base's PPO updates
+        "updates": meta.get("training_state", {}).get(
+            "update", (meta.get("advantage_fit") or meta.get("distillation") or {}).get("base_updates")
+        ),
         "wall_seconds": meta.get("training_state", {}).get("wall_seconds", meta.get("wall_seconds")),
         "throughput_env_steps_per_second": meta.get("throughput_env_steps_per_second"),
         "machine": meta.get("machine"),
@@ -132,19 +139,20 @@ def manifest_entry(base: Path, meta: dict[str, Any], evaluation: dict[str, Any],
         "warm_start": meta.get("warm_start", {}),
         "run_figures": run_figures(progress.parent) if meta.get("run_name") and progress.is_file() else {},
         "migration": meta.get("migration"),
-        "advantage_fit": _advantage_fit(meta.get("advantage_fit")),
+        "advantage_fit": _summary(meta.get("advantage_fit"), ADVANTAGE_FIT_KEYS),
+        "distillation": _summary(meta.get("distillation"), DISTILLATION_KEYS),
         "evaluation": evaluation,
     }
     assert tuple(entry) == MANIFEST_ENTRY_KEYS
     return entry
 
 
-def _advantage_fit(record: Any) -> dict[str, Any] | None:
-    """The manifest's summary of an ``advantage_fit`` record (None for a checkpoint that was not fitted): how the
-    labels and the fit were made, not the per-epoch history."""
+def _summary(record: Any, keys: tuple[str, ...]) -> dict[str, Any] | None:
+    """The manifest's summary of an ``advantage_fit`` or ``distillation`` record (None for a checkpoint made
+    without one): how the labels and the fit were made (``keys``), not the per-epoch history."""
     if not isinstance(record, dict):
         return None
-    return {k: record[k] for k in dict.fromkeys(ADVANTAGE_FIT_KEYS) if k in record}
+    return {k: record[k] for k in dict.fromkeys(keys) if k in record}
 
 
 def measure_manifest(

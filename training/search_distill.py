@@ -10,6 +10,11 @@ estimated gain is below ``--min-gain`` points is relabelled as the heuristic's m
 saved and its final held-out figures are measured: the network then departs only where it prefers another move by
 more than ``M``, fewer departures and fewer wrong ones.
 
+``--train-kinds KIND ...`` trains only on the rows whose label or prior move is of those action kinds (e.g.
+``discard``, where a styled heuristic's departures are): a fifth of the rows, so more sessions fit in memory; the
+held-out figures stay over every row, so they show what the other kinds lose. ``--other-share P`` keeps each
+other training row with probability P (seeded), so that the network still sees the moves it must keep.
+
 ``--measures`` trains a ``card_prior_measures`` network instead (the base's weights, its action scorer widened to
 read the heuristic's measures of each legal action, ``MeasuredPriorActorCritic.expand_from``): the label files must
 carry ``measures`` (``search_labels.py --measures``), all with the same ``measure_names``.
@@ -52,10 +57,13 @@ LABEL_KEYS = ("obs", "mask", "prior", "label", "gain")
 
 
 def load_labels(
-    folders: list[str], val_every: int, measures: bool = False
+    folders: list[str], val_every: int, measures: bool = False, keep: np.ndarray | None = None,
+    others: float = 0.0, seed: int = 0,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
     """(training rows, held-out rows, sessions read) from every ``session_*.npz`` of ``folders``; with ``measures``
-    the rows' ``measures`` (padded to the widest file) and their ``measure_names``."""
+    the rows' ``measures`` (padded to the widest file) and their ``measure_names``. ``keep``: a bool per action id;
+    the training rows whose label or prior move is such an action are kept, the others each with probability
+    ``others`` (drawn from ``seed`` and the session index); the held-out rows all are."""
     train: dict[str, list[np.ndarray]] = {}
     val: dict[str, list[np.ndarray]] = {}
     sessions = 0
@@ -80,9 +88,21 @@ def load_labels(
                         raise ConfigError(f"{f}: measures {list(these)}, other files {list(names)}")
                 if len(data["label"]) == 0:
                     continue
-                target = val if i % val_every == 0 else train
+                held = i % val_every == 0
+                target = val if held else train
+                rows = slice(None)
+                if keep is not None and not held:
+                    ids = np.concatenate([data["label"], data["prior"]])
+                    if ids.min() < 0 or ids.max() >= len(keep):
+                        raise ConfigError(f"{f}: action ids outside 0..{len(keep) - 1}")
+                    rows = keep[data["label"]] | keep[data["prior"]]
+                    if others > 0:
+                        rows |= np.random.default_rng([seed, i]).random(len(rows)) < others
+                    if not rows.any():
+                        sessions += 1
+                        continue
                 for k in (*LABEL_KEYS, *(("measures",) if measures else ())):
-                    target.setdefault(k, []).append(data[k])
+                    target.setdefault(k, []).append(data[k][rows])
             sessions += 1
     cat = {k: _cat(v) for k, v in train.items()}
     vcat = {k: _cat(v) for k, v in val.items()}
@@ -206,12 +226,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--margin", type=float, default=0.0, help="logits added to the prior's move before saving (>= 0)")
     p.add_argument("--measures", action="store_true",
                    help="train a card_prior_measures network on the labels' heuristic measures")  # fmt: skip
+    p.add_argument("--train-kinds", nargs="+", metavar="KIND",
+                   help="train only on the rows whose label or prior move is of these action kinds (e.g. discard); "
+                        "the held-out figures stay over every row")  # fmt: skip
+    p.add_argument("--other-share", type=float, default=0.0,
+                   help="with --train-kinds: keep each other training row with this probability (0..1)")  # fmt: skip
     args = p.parse_args(argv)
     for name in ("epochs", "batch", "val_every"):
         if getattr(args, name) < 1:
             raise ConfigError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
     if args.lr <= 0 or args.depart_weight < 0 or args.min_gain < 0 or args.margin < 0:
         raise ConfigError("--lr must be > 0, --depart-weight, --min-gain and --margin >= 0")
+    if not 0.0 <= args.other_share <= 1.0 or (args.other_share and not args.train_kinds):
+        raise ConfigError(f"--other-share must be in 0..1 and needs --train-kinds, got {args.other_share}")
     return args
 
 
@@ -228,7 +255,18 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     try:
         ckpt = load_card_prior(args.base)
-        train_rows, val_rows, sessions = load_labels(args.labels, args.val_every, args.measures)
+        keep = None
+        if args.train_kinds:
+            meta = ckpt.metadata
+            names = np.array(action_kinds(rummy_env.make(meta["profile"], wrapped=False,
+                                                         num_players=meta["num_players"]).layout))  # fmt: skip
+            unknown = sorted(set(args.train_kinds) - set(names.tolist()))
+            if unknown:
+                raise ConfigError(f"--train-kinds {unknown}: not action kinds of {meta['profile']!r}; the kinds are "
+                                  f"{sorted(set(names.tolist()))}")  # fmt: skip
+            keep = np.isin(names, args.train_kinds)
+        train_rows, val_rows, sessions = load_labels(args.labels, args.val_every, args.measures, keep,
+                                                     args.other_share, args.seed)  # fmt: skip
         for rows in (train_rows, val_rows):
             if rows:
                 check_labels(rows, int(ckpt.model.arch["obs_size"]), int(ckpt.model.arch["num_actions"]))
@@ -288,20 +326,29 @@ def main(argv: list[str] | None = None) -> int:
     final = held_out(model, val, kinds)
     print(f"kept epoch {best_epoch}: {final}", flush=True)
     out_meta = {k: v for k, v in meta.items() if k not in ("training_state",)}
+    base_state = meta.get("training_state", {})
+    fit_seconds = round(time.time() - t0, 1)
+    base_seconds = base_state.get("wall_seconds", meta.get("wall_seconds")) or 0.0
+    out_meta["algorithm"] = f"{meta.get('algorithm') or 'unknown'} + distillation (training/search_distill.py)"
+    out_meta["wall_seconds"] = round(float(base_seconds) + fit_seconds, 1)  # the base's training and this fit
     out_meta["distillation"] = {
         "base": str(args.base),
         "base_training_steps": meta.get("training_steps", 0),
+        "base_updates": base_state.get("update"),
+        "base_wall_seconds": base_seconds,
         "labels": [str(x) for x in args.labels],
         "sessions": sessions,
         "training_rows": n,
+        "held_out_rows": int(len(val["pos"])),
         "settings": {
             k: getattr(args, k)
-            for k in ("epochs", "lr", "batch", "depart_weight", "min_gain", "val_every", "seed", "measures", "margin")
+            for k in ("epochs", "lr", "batch", "depart_weight", "min_gain", "val_every", "seed", "measures", "margin",
+                      "train_kinds", "other_share")
         },
         "kept_epoch": best_epoch,
         "held_out": final,
         "history": history,
-        "wall_seconds": round(time.time() - t0, 1),
+        "wall_seconds": fit_seconds,
     }
     save_checkpoint(args.out, model, out_meta)
     print(f"saved {args.out}", flush=True)
