@@ -329,3 +329,22 @@ def test_train_kinds_keeps_only_those_training_rows(labels: Path, tmp_path: Path
     assert "--train-kinds ['discards']" in err and "'discard'" in err
     assert search_distill.main([*argv, "--other-share", "0.5"]) == 2
     assert "needs --train-kinds" in capsys.readouterr().err
+
+
+def test_save_epochs_saves_each_epoch_and_the_kept_one_is_among_them(labels: Path, tmp_path: Path) -> None:
+    """``--save-epochs``: OUT_epoch1..N, each recording its epoch as ``kept_epoch``; the kept network (lowest
+    held-out cross-entropy) has the weights of its epoch's file; saving them changes nothing of the training."""
+    base = _base(tmp_path)
+    argv = ["--base", str(base), "--labels", str(labels), "--epochs", "3", "--lr", "3e-3", "--val-every", "2",
+            "--margin", "1"]  # fmt: skip
+    assert search_distill.main([*argv, "--out", str(tmp_path / "s"), "--save-epochs"]) == 0
+    assert search_distill.main([*argv, "--out", str(tmp_path / "plain")]) == 0
+    kept = load_checkpoint(tmp_path / "s")
+    plain = load_checkpoint(tmp_path / "plain")
+    assert kept.metadata["weights_sha256"] == plain.metadata["weights_sha256"]
+    epochs = {e: load_checkpoint(tmp_path / f"s_epoch{e}") for e in (1, 2, 3)}
+    assert [c.metadata["distillation"]["kept_epoch"] for c in epochs.values()] == [1, 2, 3]
+    assert len({c.metadata["weights_sha256"] for c in epochs.values()}) == 3
+    k = kept.metadata["distillation"]["kept_epoch"]
+    assert k >= 1 and epochs[k].metadata["weights_sha256"] == kept.metadata["weights_sha256"]
+    assert not (tmp_path / "plain_epoch1.json").exists()

@@ -211,6 +211,12 @@ def test_checkpoint_curve_evaluates_each_checkpoint_once_and_draws(
     calls.clear()
     assert checkpoint_curve.main([*argv, "--opponents", "heuristic", "--sessions", "4"]) == 0
     assert len(calls) == 3  # other sessions: other matches, evaluated afresh
+    # --x epoch: each point at its distillation epoch (none: 0)
+    meta = json.loads(ckpts[2].with_suffix(".json").read_text())
+    meta["distillation"] = {"kept_epoch": 3}
+    ckpts[2].with_suffix(".json").write_text(json.dumps(meta))
+    assert checkpoint_curve.main([*argv, "--opponents", "heuristic", "--x", "epoch"]) == 0
+    assert [p["epoch"] for p in json.loads((work / "curve.json").read_text())] == [0, 0, 3]
 
 
 @pytest.mark.parametrize(

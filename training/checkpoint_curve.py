@@ -3,7 +3,8 @@
 ``training/evaluate.py``'s matches against each of ``--opponents`` (the greedy network at one seat, seats rotated,
 the other seats played by the opponent bot, ``--sessions`` sessions with ``--seed``), and the per-round difference
 network minus opponents is drawn with its 95 % band against the checkpoint's ``training_steps`` (PPO environment
-steps; a warm start has 0).
+steps; a warm start has 0), or with ``--x epoch`` against the distillation epoch of each checkpoint
+(``search_distill.py --save-epochs`` saves one per epoch; the base of a distillation is epoch 0).
 
 Use it when a run's own ``eval.jsonl`` is missing or too small to draw a curve from. Each evaluation is kept in
 ``--work`` as ``eval_<weights hash>_<sessions>_<seed>.json`` and reused when it is there, so a stopped run resumes
@@ -39,6 +40,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--sessions", type=int, default=200)
     p.add_argument("--seed", type=int, default=2024)
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--x", choices=("steps", "epoch"), default="steps",
+                   help="the x axis: PPO environment steps, or the distillation epoch (search_distill.py "
+                        "--save-epochs; a checkpoint without a distillation is epoch 0)")  # fmt: skip
     p.add_argument("--title", default=None, help="the figure's title (default: the profile and the last file)")
     p.add_argument("--out", required=True, help="the PNG to draw")
     args = p.parse_args(argv)
@@ -75,6 +79,7 @@ def points(args: argparse.Namespace) -> list[dict[str, Any]]:
             {
                 "checkpoint": str(ckpt),
                 "training_steps": int(meta["training_steps"]),
+                "epoch": int((meta.get("distillation") or {}).get("kept_epoch", 0)),
                 "weights_sha256": meta["weights_sha256"],
                 "evaluation": {o: figures[o] for o in args.opponents},
             }
@@ -91,12 +96,14 @@ def main(argv: list[str] | None = None) -> int:
     from advantage_curve import differences, plot
 
     curve = points(args)
+    x_key, unit = ("training_steps", "steps") if args.x == "steps" else ("epoch", "epoch")
     for p in curve:
-        print(f"{p['training_steps']:9d} steps ({p['checkpoint']}): {differences(p['evaluation'], args.opponents)}",
+        print(f"{p[x_key]:9d} {unit} ({p['checkpoint']}): {differences(p['evaluation'], args.opponents)}",
               flush=True)  # fmt: skip
     profile = args.metas[0]["profile"]
     title = args.title or f"{profile}: {Path(args.checkpoints[-1]).name} and the checkpoints before it"
-    plot(curve, args.opponents, args.out, title, x_key="training_steps", xlabel="PPO environment steps (0: warm start)")
+    xlabel = "PPO environment steps (0: warm start)" if args.x == "steps" else "distillation epoch (0: its base)"
+    plot(curve, args.opponents, args.out, title, x_key=x_key, xlabel=xlabel)
     print(f"saved {args.out}", flush=True)
     return 0
 

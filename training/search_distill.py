@@ -27,7 +27,9 @@ The sessions whose index is a multiple of ``--val-every`` are held out. After ea
 printed: the share of the search's departures the network reproduces (its greedy move is the search's choice), the
 share of the kept moves it keeps, its own departure rate, and the held-out cross-entropy; per decision kind as well
 at the end. The epoch with the lowest held-out cross-entropy is saved to ``--out`` (a checkpoint with the base's
-metadata and a ``distillation`` entry: the label folders, sizes, settings and held-out figures).
+metadata and a ``distillation`` entry: the label folders, sizes, settings and held-out figures). ``--save-epochs``
+also saves each epoch's network, the margin added, as ``OUT_epochN`` (its ``kept_epoch`` is N): the points of a
+learning curve (``checkpoint_curve.py --x epoch``).
 
 Usage::
 
@@ -229,6 +231,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--train-kinds", nargs="+", metavar="KIND",
                    help="train only on the rows whose label or prior move is of these action kinds (e.g. discard); "
                         "the held-out figures stay over every row")  # fmt: skip
+    p.add_argument("--save-epochs", action="store_true",
+                   help="also save each epoch's network (margin added) as OUT_epochN, for a learning curve")
     p.add_argument("--other-share", type=float, default=0.0,
                    help="with --train-kinds: keep each other training row with this probability (0..1)")  # fmt: skip
     args = p.parse_args(argv)
@@ -300,6 +304,42 @@ def main(argv: list[str] | None = None) -> int:
     best, best_ce, history = copy.deepcopy(model.state_dict()), base_fig["cross_entropy"], [{"epoch": 0, **base_fig}]
     best_epoch = 0
     t0 = time.time()
+    base_state = meta.get("training_state", {})
+    base_seconds = base_state.get("wall_seconds", meta.get("wall_seconds")) or 0.0
+
+    def save(path: str, state: dict[str, Any], epoch: int, by_kind: list[str] | None) -> dict[str, Any]:
+        """Save the network of ``state`` with the margin added, as the epoch ``epoch`` kept; its held-out figures."""
+        model.load_state_dict(state)
+        model.eval()
+        with torch.no_grad():
+            model.prior_weight += args.margin
+        final = held_out(model, val, by_kind)
+        out_meta = {k: v for k, v in meta.items() if k not in ("training_state",)}
+        fit_seconds = round(time.time() - t0, 1)
+        out_meta["algorithm"] = f"{meta.get('algorithm') or 'unknown'} + distillation (training/search_distill.py)"
+        out_meta["wall_seconds"] = round(float(base_seconds) + fit_seconds, 1)  # the base's training and this fit
+        out_meta["distillation"] = {
+            "base": str(args.base),
+            "base_training_steps": meta.get("training_steps", 0),
+            "base_updates": base_state.get("update"),
+            "base_wall_seconds": base_seconds,
+            "labels": [str(x) for x in args.labels],
+            "sessions": sessions,
+            "training_rows": n,
+            "held_out_rows": int(len(val["pos"])),
+            "settings": {
+                k: getattr(args, k)
+                for k in ("epochs", "lr", "batch", "depart_weight", "min_gain", "val_every", "seed", "measures",
+                          "margin", "train_kinds", "other_share")  # fmt: skip
+            },
+            "kept_epoch": epoch,
+            "held_out": final,
+            "history": list(history),
+            "wall_seconds": fit_seconds,
+        }
+        save_checkpoint(path, model, out_meta)
+        return final
+
     for epoch in range(1, args.epochs + 1):
         model.train()
         perm = torch.randperm(n, generator=gen)
@@ -317,40 +357,14 @@ def main(argv: list[str] | None = None) -> int:
         fig = held_out(model, val)
         history.append({"epoch": epoch, **fig})
         print(f"epoch {epoch} ({time.time() - t0:.0f} s): {fig}", flush=True)
+        state = copy.deepcopy(model.state_dict())
         if fig["cross_entropy"] < best_ce:
-            best, best_ce, best_epoch = copy.deepcopy(model.state_dict()), fig["cross_entropy"], epoch
-    model.load_state_dict(best)
-    model.eval()
-    with torch.no_grad():
-        model.prior_weight += args.margin
-    final = held_out(model, val, kinds)
+            best, best_ce, best_epoch = state, fig["cross_entropy"], epoch
+        if args.save_epochs:  # this epoch's network too (a learning curve's point), then training goes on from it
+            save(f"{args.out}_epoch{epoch}", state, epoch, None)
+            model.load_state_dict(state)
+    final = save(args.out, best, best_epoch, kinds)
     print(f"kept epoch {best_epoch}: {final}", flush=True)
-    out_meta = {k: v for k, v in meta.items() if k not in ("training_state",)}
-    base_state = meta.get("training_state", {})
-    fit_seconds = round(time.time() - t0, 1)
-    base_seconds = base_state.get("wall_seconds", meta.get("wall_seconds")) or 0.0
-    out_meta["algorithm"] = f"{meta.get('algorithm') or 'unknown'} + distillation (training/search_distill.py)"
-    out_meta["wall_seconds"] = round(float(base_seconds) + fit_seconds, 1)  # the base's training and this fit
-    out_meta["distillation"] = {
-        "base": str(args.base),
-        "base_training_steps": meta.get("training_steps", 0),
-        "base_updates": base_state.get("update"),
-        "base_wall_seconds": base_seconds,
-        "labels": [str(x) for x in args.labels],
-        "sessions": sessions,
-        "training_rows": n,
-        "held_out_rows": int(len(val["pos"])),
-        "settings": {
-            k: getattr(args, k)
-            for k in ("epochs", "lr", "batch", "depart_weight", "min_gain", "val_every", "seed", "measures", "margin",
-                      "train_kinds", "other_share")
-        },
-        "kept_epoch": best_epoch,
-        "held_out": final,
-        "history": history,
-        "wall_seconds": fit_seconds,
-    }
-    save_checkpoint(args.out, model, out_meta)
     print(f"saved {args.out}", flush=True)
     return 0
 
