@@ -45,7 +45,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ConfigError, cli_args, load_card_prior  # noqa: E402
+from common import ConfigError, cli_args, fitted_metadata, load_card_prior  # noqa: E402
 
 SESSION_FILE = re.compile(r"session_(\d+)\.npz$")
 LABEL_KEYS = ("obs", "mask", "prior", "cand", "scores", "seat", "round", "choices", "rounds_played")
@@ -414,18 +414,10 @@ def main(argv: list[str] | None = None) -> int:
     model.eval()
     final = greedy_gain(model, val, [0.0], scale, per_round)["0"]
     print(f"kept epoch {best_epoch} with margin {args.margin:g}: {final}", flush=True)
-    out_meta = {k: v for k, v in meta.items() if k not in ("training_state",)}
-    base_state = meta.get("training_state", {})
     fit_seconds = round(time.time() - t0, 1)
-    base_seconds = base_state.get("wall_seconds", meta.get("wall_seconds")) or 0.0
-    out_meta["algorithm"] = f"{meta.get('algorithm') or 'unknown'} + advantage fit (training/advantage_fit.py)"
-    out_meta["wall_seconds"] = round(float(base_seconds) + fit_seconds, 1)  # the base's training and this fit
+    out_meta, head = fitted_metadata(meta, "advantage fit (training/advantage_fit.py)", fit_seconds, args.base, args.labels)
     out_meta["advantage_fit"] = {
-        "base": str(args.base),
-        "base_training_steps": meta.get("training_steps", 0),
-        "base_updates": base_state.get("update"),
-        "base_wall_seconds": base_seconds,
-        "labels": [str(x) for x in args.labels],
+        **head,
         **totals,
         "training_rows": n,
         "held_out_rows": int(len(val["ppos"])),

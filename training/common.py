@@ -785,6 +785,24 @@ def run_shard_workers(worker: Any, args: argparse.Namespace) -> int:
     return 1 if any(proc.exitcode for proc in procs) else 0
 
 
+def fitted_metadata(
+    meta: dict[str, Any], step: str, fit_seconds: float, base: str, labels: list[str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The metadata of a network made from the checkpoint ``base`` (whose metadata is ``meta``) by an offline
+    ``step`` on the label folders ``labels`` (e.g. ``"distillation (training/search_distill.py)"``), taking
+    ``fit_seconds``: the base's metadata without its PPO state, ``algorithm`` naming the base's and the step,
+    ``wall_seconds`` the base's training and this fit; and the opening of the step's record (``base``,
+    ``base_training_steps``, ``base_updates``, ``base_wall_seconds``, ``labels``)."""
+    out = {k: v for k, v in meta.items() if k != "training_state"}
+    state = meta.get("training_state", {})
+    seconds = state.get("wall_seconds", meta.get("wall_seconds")) or 0.0
+    out["algorithm"] = f"{meta.get('algorithm') or 'unknown'} + {step}"
+    out["wall_seconds"] = round(float(seconds) + fit_seconds, 1)
+    head = {"base": str(base), "base_training_steps": meta.get("training_steps", 0), "base_updates": state.get("update"),
+            "base_wall_seconds": seconds, "labels": [str(x) for x in labels]}  # fmt: skip
+    return out, head
+
+
 def load_card_prior(path: str) -> Any:
     """The ``card_prior`` checkpoint at ``path`` (``load_checkpoint``'s ``Checkpoint``), the base of an offline fit
     (``search_distill.py``, ``advantage_fit.py``); ``ConfigError`` for another kind of network, ``CheckpointError`` for

@@ -51,7 +51,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ConfigError, cli_args, load_card_prior  # noqa: E402
+from common import ConfigError, cli_args, fitted_metadata, load_card_prior  # noqa: E402
 from warm_start import action_kinds  # noqa: E402
 
 SESSION_FILE = re.compile(r"session_(\d+)\.npz$")
@@ -304,8 +304,6 @@ def main(argv: list[str] | None = None) -> int:
     best, best_ce, history = copy.deepcopy(model.state_dict()), base_fig["cross_entropy"], [{"epoch": 0, **base_fig}]
     best_epoch = 0
     t0 = time.time()
-    base_state = meta.get("training_state", {})
-    base_seconds = base_state.get("wall_seconds", meta.get("wall_seconds")) or 0.0
 
     def save(path: str, state: dict[str, Any], epoch: int, by_kind: list[str] | None) -> dict[str, Any]:
         """Save the network of ``state`` with the margin added, as the epoch ``epoch`` kept; its held-out figures."""
@@ -314,16 +312,10 @@ def main(argv: list[str] | None = None) -> int:
         with torch.no_grad():
             model.prior_weight += args.margin
         final = held_out(model, val, by_kind)
-        out_meta = {k: v for k, v in meta.items() if k not in ("training_state",)}
         fit_seconds = round(time.time() - t0, 1)
-        out_meta["algorithm"] = f"{meta.get('algorithm') or 'unknown'} + distillation (training/search_distill.py)"
-        out_meta["wall_seconds"] = round(float(base_seconds) + fit_seconds, 1)  # the base's training and this fit
+        out_meta, head = fitted_metadata(meta, "distillation (training/search_distill.py)", fit_seconds, args.base, args.labels)
         out_meta["distillation"] = {
-            "base": str(args.base),
-            "base_training_steps": meta.get("training_steps", 0),
-            "base_updates": base_state.get("update"),
-            "base_wall_seconds": base_seconds,
-            "labels": [str(x) for x in args.labels],
+            **head,
             "sessions": sessions,
             "training_rows": n,
             "held_out_rows": int(len(val["pos"])),
