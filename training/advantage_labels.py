@@ -55,7 +55,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ConfigError, check_table, cli_args, run_shard_workers, write_sessions  # noqa: E402
+from common import ConfigError, check_table, cli_args, measure_arrays, run_shard_workers, write_sessions  # noqa: E402
 
 ARRAYS = ("obs", "mask", "prior", "cand", "scores", "seat", "round", "step", "measures")
 
@@ -239,8 +239,7 @@ def label_session(
             rows["measures"].append(heur[seat].action_measures(raw.public_view(agent)))
         env.step(move)
     out = pack(rows, num_players, max_candidates)
-    names = heur[0].measure_names(profile)
-    out["measure_names"] = np.array(names, dtype=f"U{max([1, *map(len, names)])}")
+    out.update(measure_arrays(rows["measures"], heur[0].measure_names(profile)))
     out["choices"] = np.array(choices, dtype=np.int64)
     out["rounds_played"] = np.array(len(raw.round_results), dtype=np.int64)
     return out
@@ -268,19 +267,15 @@ def add_measures(path: Path, profile: str, num_players: int, seed: int, label_pr
 
 
 def pack(rows: dict[str, list[Any]], num_players: int, max_candidates: int) -> dict[str, np.ndarray]:
-    """The collected rows as the module docstring's arrays (``cand`` / ``scores`` padded to ``max_candidates``)."""
+    """The collected rows as the module docstring's arrays (``cand`` / ``scores`` padded to ``max_candidates``), but
+    the measures (``common.measure_arrays``)."""
     n = len(rows["prior"])
     cand = np.full((n, max_candidates), -1, dtype=np.int64)
     scores = np.zeros((n, max_candidates, num_players), dtype=np.float32)
     for i, (c, s) in enumerate(zip(rows["cand"], rows["scores"])):
         cand[i, : len(c)] = c
         scores[i, : len(c)] = s
-    width = max([1, *(len(m) for m in rows["measures"])])
-    feats = rows["measures"][0].shape[1] if n else 0
-    measures = np.zeros((n, width, feats), dtype=np.float32)
-    for i, m in enumerate(rows["measures"]):
-        measures[i, : len(m)] = m
-    out = {"cand": cand, "scores": scores, "measures": measures}
+    out = {"cand": cand, "scores": scores}
     for k, dtype in (("obs", np.float32), ("mask", bool), ("prior", np.int64), ("seat", np.int16), ("round", np.int16),
                      ("step", np.int32)):
         out[k] = np.array(rows[k], dtype=dtype) if rows[k] else np.zeros((0,), dtype=dtype)

@@ -785,6 +785,18 @@ def run_shard_workers(worker: Any, args: argparse.Namespace) -> int:
     return 1 if any(proc.exitcode for proc in procs) else 0
 
 
+def measure_arrays(tables: list[Any], names: list[str] | tuple[str, ...]) -> dict[str, Any]:
+    """The label files' ``measures`` (N, L, F) float32 -- each decision's (legal actions, F) table of the heuristic's
+    measures, zero-padded to the longest legal list L -- and ``measure_names`` (F,) str."""
+    import numpy as np
+
+    width = max([1, *(len(m) for m in tables)])
+    measures = np.zeros((len(tables), width, len(names)), dtype=np.float32)
+    for i, m in enumerate(tables):
+        measures[i, : len(m)] = m
+    return {"measures": measures, "measure_names": np.array(names, dtype=f"U{max([1, *map(len, names)])}")}
+
+
 def fitted_metadata(
     meta: dict[str, Any], step: str, fit_seconds: float, base: str, labels: list[str]
 ) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -92,10 +92,8 @@ MANIFEST_ENTRY_KEYS = (
 ADVANTAGE_FIT_KEYS = ("base", "base_training_steps", "base_updates", "base_wall_seconds", "labels", "labels_made_by",
                       "sessions", "training_rows", "held_out_rows", "settings", "kept_epoch", "held_out",
                       "wall_seconds", "command")  # fmt: skip
-#: the keys of a checkpoint's ``distillation`` record (``training/search_distill.py``) the manifest repeats
-DISTILLATION_KEYS = ("base", "base_training_steps", "base_updates", "base_wall_seconds", "labels", "labels_made_by",
-                     "sessions", "training_rows", "held_out_rows", "settings", "kept_epoch", "held_out",
-                     "wall_seconds", "command")  # fmt: skip
+#: the keys of a checkpoint's ``distillation`` record (``training/search_distill.py``) the manifest repeats: the same
+DISTILLATION_KEYS = ADVANTAGE_FIT_KEYS
 
 MANIFEST_ABOUT = (
     "Shipped rummy_env checkpoints: how each was made and how it plays. Evaluation: the greedy policy at one seat "

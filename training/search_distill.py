@@ -100,11 +100,9 @@ def load_labels(
                     rows = keep[data["label"]] | keep[data["prior"]]
                     if others > 0:
                         rows |= np.random.default_rng([seed, i]).random(len(rows)) < others
-                    if not rows.any():
-                        sessions += 1
-                        continue
-                for k in (*LABEL_KEYS, *(("measures",) if measures else ())):
-                    target.setdefault(k, []).append(data[k][rows])
+                if held or keep is None or rows.any():  # a session none of whose rows is kept still counts as read
+                    for k in (*LABEL_KEYS, *(("measures",) if measures else ())):
+                        target.setdefault(k, []).append(data[k][rows])
             sessions += 1
     cat = {k: _cat(v) for k, v in train.items()}
     vcat = {k: _cat(v) for k, v in val.items()}
@@ -259,16 +257,16 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     try:
         ckpt = load_card_prior(args.base)
+        meta = ckpt.metadata
+        probe = rummy_env.make(meta["profile"], wrapped=False, num_players=meta["num_players"])
+        kinds = action_kinds(probe.layout)
         keep = None
         if args.train_kinds:
-            meta = ckpt.metadata
-            names = np.array(action_kinds(rummy_env.make(meta["profile"], wrapped=False,
-                                                         num_players=meta["num_players"]).layout))  # fmt: skip
-            unknown = sorted(set(args.train_kinds) - set(names.tolist()))
+            unknown = sorted(set(args.train_kinds) - set(kinds))
             if unknown:
                 raise ConfigError(f"--train-kinds {unknown}: not action kinds of {meta['profile']!r}; the kinds are "
-                                  f"{sorted(set(names.tolist()))}")  # fmt: skip
-            keep = np.isin(names, args.train_kinds)
+                                  f"{sorted(set(kinds))}")  # fmt: skip
+            keep = np.isin(np.array(kinds), args.train_kinds)
         train_rows, val_rows, sessions = load_labels(args.labels, args.val_every, args.measures, keep,
                                                      args.other_share, args.seed)  # fmt: skip
         for rows in (train_rows, val_rows):
@@ -280,9 +278,6 @@ def main(argv: list[str] | None = None) -> int:
     if not train_rows or not val_rows:
         print("error: need labelled sessions both for training and held out (see --val-every)", file=sys.stderr)
         return 2
-    meta = ckpt.metadata
-    probe = rummy_env.make(meta["profile"], wrapped=False, num_players=meta["num_players"])
-    kinds = action_kinds(probe.layout)
     model = ckpt.model
     if args.measures:
         from rummy_env.models.policy import build_policy

@@ -48,7 +48,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ConfigError, check_table, cli_args, run_shard_workers, write_sessions  # noqa: E402
+from common import ConfigError, check_table, cli_args, measure_arrays, run_shard_workers, write_sessions  # noqa: E402
 
 
 def label_session(
@@ -113,12 +113,7 @@ def label_session(
     for k, v in rows.items():
         out[k] = np.array(v, dtype=dtypes[k]) if v else np.zeros((0,), dtype=dtypes[k])
     if measures:
-        names = heur[0].measure_names(profile)
-        width = max([1, *(len(m) for m in table)])
-        out["measures"] = np.zeros((len(table), width, len(names)), dtype=np.float32)
-        for i, m in enumerate(table):
-            out["measures"][i, : len(m)] = m
-        out["measure_names"] = np.array(names, dtype=f"U{max([1, *map(len, names)])}")
+        out.update(measure_arrays(table, heur[0].measure_names(profile)))
     return out
 
 
