@@ -267,6 +267,18 @@ def test_a_styled_heuristic_plays_differently_and_the_default_values_play_the_sa
     assert other._state.history == again._state.history
 
 
+def test_the_continental_outs_tie_break_is_off_by_default_and_changes_the_game_when_on():
+    """``outs_weight`` (ContinentalStyle): 0, the default, plays plain ``heuristic``'s game; 1 another, reproducibly."""
+    cont = partial(scenarios.play, "continental")
+    base, _ = cont(["heuristic"] * 4, seed=5, rounds=2)
+    same, _ = cont(["heuristic:outs_weight=0"] * 4, seed=5, rounds=2)
+    other, _ = cont(["heuristic:outs_weight=1"] * 4, seed=5, rounds=2)
+    again, _ = cont(["heuristic:outs_weight=1"] * 4, seed=5, rounds=2)
+    assert same._state.history == base._state.history
+    assert other._state.history != base._state.history
+    assert other._state.history == again._state.history
+
+
 @pytest.mark.parametrize(
     ("spec", "says"),
     [

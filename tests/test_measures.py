@@ -331,3 +331,59 @@ def test_a_measured_network_and_the_shipped_checkpoint_are_blind_to_hidden_cards
         seen = check_blind_to_hidden("contract_gamerules", [spec, "heuristic", spec, "random"], (2,), rng_seed=3,
                                      only=name)  # fmt: skip
         assert seen["checked"] > 50 and {"draw", "act"} <= seen["phases"]
+
+
+def test_continental_outs_measure_rebuilds_the_styled_discard_rule() -> None:
+    """``outs`` is the tie-break of ``outs_weight`` ("the card whose loss keeps the distance lowest; among those the
+    least connected", connectedness less ``outs_weight`` per out kept): among the natural discards that keep the best
+    distance, the styled heuristic discards one with the lowest ``keep_value - outs_weight * 10 * outs``; the plain
+    heuristic's discards ignore it."""
+    styled = {"outs_weight": 1.0}
+    bot = HeuristicBot(0, style=styled)
+    col = {n: i for i, n in enumerate(bot.measure_names("continental"))}
+    checked = differs = 0
+    for env, agent, view in _views("continental", {"rounds": 1}, seed=13):
+        lay = view.layout
+        if view.phase != "act" or any(a >= lay.DISCARD_DECLARE for a in view.legal):
+            continue
+        m = dict(zip(sorted(view.legal), bot.action_measures(view)))
+        tied = {a: r for a, r in m.items() if r[col["distance_delta"]] == 0.0 and r[col["wild"]] == 0.0}
+        if len(tied) < 2:
+            continue
+        score = {a: r[col["keep_value"]] - 10 * r[col["outs"]] for a, r in tied.items()}
+        move = HeuristicBot(5, style=styled).act(env, agent)
+        assert move in tied and score[move] == pytest.approx(min(score.values()), abs=1e-5)
+        plain = HeuristicBot(5).act(env, agent)
+        keep = {a: r[col["keep_value"]] for a, r in tied.items()}
+        assert keep[plain] == pytest.approx(min(keep.values()), abs=1e-5)
+        differs += plain != move
+        checked += 1
+    assert checked > 20 and differs > 0
+
+
+def test_improving_draws_counts_the_live_cards_that_lower_the_distance() -> None:
+    """``RunPlanner.improving_draws`` agrees with drawing every live card and trying every discard."""
+    from rummy_env.bots.heuristic_continental import RunPlanner
+    from rummy_env.rules.continental_hand import RUN_LENGTH_PATTERNS
+
+    planner = RunPlanner(RUN_LENGTH_PATTERNS)
+    rng = np.random.default_rng(4)
+    shoe = [k for k in range(52) for _ in range(2)] + [52, 52]
+    positive = 0
+    for _ in range(60):
+        hand = [0] * 53
+        for c in rng.permutation(shoe)[:15]:
+            hand[c] += 1
+        live = [2 - hand[k] for k in range(53)]
+        live[int(rng.integers(53))] = 0  # a kind seen elsewhere
+        now = planner.distance(hand)
+        expected = 0
+        for c in range(53):
+            if live[c] > 0 and now > 0:
+                hand[c] += 1
+                after = planner.distances_after_discard(hand, [k for k in range(53) if hand[k]])
+                expected += live[c] if min(after.values()) < now else 0
+                hand[c] -= 1
+        assert planner.improving_draws(hand, live) == expected
+        positive += expected > 0
+    assert positive > 30

@@ -9,7 +9,7 @@ Every decision reads only the ``ContinentalView`` of the deciding seat.
 | decision | idea |
 |---|---|
 | draw | take the discard top when it brings the hand closer to going out (a wild always does), else the stock |
-| discard | going out now: the discard that pays most, declared with it (``discard_declare``) unless waiting is worth it; else the card whose loss keeps the distance lowest, the least connected one (never a wild, never what the next player collects) |
+| discard | going out now: the discard that pays most, declared with it (``discard_declare``) unless waiting is worth it; else the card whose loss keeps the distance lowest, the least connected one (never a wild, never what the next player collects; a style with ``outs_weight`` also counts the outs each keeps) |
 | declare | at once, unless a bigger payment (one suit, no wild, more wilds) is one card away and the deal is young (then the plain discard; never where the rules make declaring mandatory) |
 | first turn | a valid dealt hand declares without drawing (the biggest first-turn bonus) |
 """
@@ -247,6 +247,49 @@ class RunPlanner:
             h[k] += 1
         return out
 
+    def improving_draws(self, hand: Sequence[int], live: Sequence[int]) -> int:
+        """The *outs* of a pattern-size ``hand``: live copies (``live[k]`` per kind) of the cards whose draw, followed
+        by the best discard, lowers its ``distance``; 0 for a hand that already goes out. A drawn wild fills a hole
+        (one natural outside the runs can then go); a drawn natural changes its suit's options only."""
+        opts = [self.suit_options(hand, s) for s in range(4)]
+        nat = _naturals(hand)
+        reach = self.combine(opts)
+        now = self.score(reach, nat)
+        if now == 0:
+            return 0
+        total = 0
+        wild_live = sum(live[k] for k in WILD_KINDS)
+        if wild_live and self.score(reach, nat - 1) < now:
+            total += wild_live
+        # per suit: for each length code b of that suit, the most naturals the other suits cover in a plan whose
+        # runs still need fewer than ``now`` cards besides; a draw improves when some b of the new suit options
+        # covers enough with it (naturals - left - right < now)
+        extra = self.extra_runs
+        sums = self.sums
+        need_by_suit: dict[int, dict[int, int]] = {}
+        h = list(hand)
+        for k in range(52):
+            if not live[k] or k in WILD_KINDS:
+                continue
+            s = k // NUM_RANKS
+            need = need_by_suit.get(s)
+            if need is None:
+                need = need_by_suit[s] = {}
+                for a, va in self.combine([opts[t] for t in range(4) if t != s]).items():
+                    for b, c in sums[a].items():
+                        if extra[c] < now and va > need.get(b, -1):
+                            need[b] = va
+            h[k] += 1
+            h_opts = self.suit_options(h, s)
+            h[k] -= 1
+            target = nat - now  # a draw of a natural keeps ``nat`` naturals after the best discard
+            for b, vb in h_opts.items():
+                va = need.get(b)
+                if va is not None and va + vb > target:
+                    total += live[k]
+                    break
+        return total
+
 
 def _naturals(hand: Sequence[int]) -> int:
     twos, jokers = count_wilds(hand)
@@ -276,6 +319,9 @@ class ContinentalStyle:
     duplicate: float = 0.3
     #: weight of feeding the next player a card of a suit he publicly collects near
     feed_weight: float = 0.6
+    #: discard tie-break: weight of each *out* the hand keeps (live cards whose draw lowers the distance,
+    #: ``RunPlanner.improving_draws``); 0 (the default) leaves them out
+    outs_weight: float = 0.0
 
 
 class ContinentalHeuristic:
@@ -309,7 +355,7 @@ class ContinentalHeuristic:
     # Per-move measures: what a network over this heuristic reads of each legal action
     # ----------------------------------------------------------------------------------------------------------
     #: the columns of ``action_features``
-    ACTION_FEATURES = ("distance_delta", "keep_value", "feeds_next", "wild", "payment")
+    ACTION_FEATURES = ("distance_delta", "keep_value", "feeds_next", "wild", "payment", "outs")
 
     def action_features(self, view: ContinentalView) -> list[list[float]]:
         """One row of ``ACTION_FEATURES`` per legal action of ``view`` (in ``view.legal`` order): the measures this
@@ -322,6 +368,7 @@ class ContinentalHeuristic:
         | ``feeds_next`` | a discard: the next player publicly collects near it |
         | ``wild`` | a discard of a wild card |
         | ``payment`` | going out (``declare``, ``discard_declare``): what each opponent pays, / 10 |
+        | ``outs`` | a plain discard of a natural that keeps the best distance: the outs of the hand it leaves (``RunPlanner.improving_draws``, live cards whose draw lowers the distance), / 10; else 0 |
 
         Reads only ``view`` and changes nothing (no generator draw)."""
         lay = view.layout
@@ -350,6 +397,10 @@ class ContinentalHeuristic:
                 else:
                     row[1] = self.keep_value(view, k, live)
                     row[2] = self.feeds_next(view, k)
+                    if dist[k] == best and a < lay.DISCARD_DECLARE:
+                        hand[k] -= 1
+                        row[5] = planner.improving_draws(hand, live) / 10.0
+                        hand[k] += 1
                 if a >= lay.DISCARD_DECLARE:
                     hand[k] -= 1
                     row[4] = self.payment(view, hand, bonus) / 10.0
@@ -466,6 +517,13 @@ class ContinentalHeuristic:
         tied = [k for k in cands if dist[k] == low]
         live = view.unseen()
         scores = {k: self.keep_value(view, k, live) for k in tied}
+        if self.style.outs_weight and len(tied) > 1:
+            planner = self.planner(view)
+            hand = list(view.hand)
+            for k in tied:
+                hand[k] -= 1
+                scores[k] -= self.style.outs_weight * planner.improving_draws(hand, live)
+                hand[k] += 1
         top = min(scores[k] for k in tied)
         best = [k for k in tied if scores[k] <= top + 1e-9]
         return best[int(self.rng.integers(len(best)))] if len(best) > 1 else best[0]
