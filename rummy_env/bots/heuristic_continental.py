@@ -267,8 +267,9 @@ class RunPlanner:
         extra = self.extra_runs
         sums = self.sums
         need_by_suit: dict[int, dict[int, int]] = {}
+        target = nat - now  # a drawn natural keeps ``nat`` naturals after the best discard
         h = list(hand)
-        for k in range(52):
+        for k in range(JOKER):  # the suited kinds
             if not live[k] or k in WILD_KINDS:
                 continue
             s = k // NUM_RANKS
@@ -282,7 +283,6 @@ class RunPlanner:
             h[k] += 1
             h_opts = self.suit_options(h, s)
             h[k] -= 1
-            target = nat - now  # a draw of a natural keeps ``nat`` naturals after the best discard
             for b, vb in h_opts.items():
                 va = need.get(b)
                 if va is not None and va + vb > target:
