@@ -290,6 +290,12 @@ class RunPlanner:
                     break
         return total
 
+    def outs_after_discard(self, hand: Sequence[int], kind: int, live: Sequence[int]) -> int:
+        """``improving_draws`` of ``hand`` less one card of ``kind`` (``hand`` is left as it was)."""
+        h = list(hand)
+        h[kind] -= 1
+        return self.improving_draws(h, live)
+
 
 def _naturals(hand: Sequence[int]) -> int:
     twos, jokers = count_wilds(hand)
@@ -398,9 +404,7 @@ class ContinentalHeuristic:
                     row[1] = self.keep_value(view, k, live)
                     row[2] = self.feeds_next(view, k)
                     if dist[k] == best and a < lay.DISCARD_DECLARE:
-                        hand[k] -= 1
-                        row[5] = planner.improving_draws(hand, live) / 10.0
-                        hand[k] += 1
+                        row[5] = planner.outs_after_discard(hand, k, live) / 10.0
                 if a >= lay.DISCARD_DECLARE:
                     hand[k] -= 1
                     row[4] = self.payment(view, hand, bonus) / 10.0
@@ -519,11 +523,8 @@ class ContinentalHeuristic:
         scores = {k: self.keep_value(view, k, live) for k in tied}
         if self.style.outs_weight and len(tied) > 1:
             planner = self.planner(view)
-            hand = list(view.hand)
             for k in tied:
-                hand[k] -= 1
-                scores[k] -= self.style.outs_weight * planner.improving_draws(hand, live)
-                hand[k] += 1
+                scores[k] -= self.style.outs_weight * planner.outs_after_discard(view.hand, k, live)
         top = min(scores[k] for k in tied)
         best = [k for k in tied if scores[k] <= top + 1e-9]
         return best[int(self.rng.integers(len(best)))] if len(best) > 1 else best[0]
