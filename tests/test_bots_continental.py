@@ -260,7 +260,7 @@ def test_migration_maps_the_policy_rows():
         mig.map_policy_head(w2, b2, 0.0)
 
 
-@pytest.mark.parametrize("name", ["continental", "candidates/continental_ppo_migrated"])
+@pytest.mark.parametrize("name", ["continental"])
 def test_shipped_checkpoint_loads_and_declares_with_the_discard(name: str):
     """The shipped checkpoint, and the one shipped before it (``masked_mlp``, migrated from the 57-action table by
     ``training/migrate_continental_checkpoint.py``), load in the current env and declare with the discard."""
