@@ -1,4 +1,9 @@
-"""Optional Cython build of the compiled twins (``rummy_env._compiled``); everything else is in pyproject.toml.
+"""Optional Cython build of the compiled twins (``rummy_env._compiled``) and the shipped checkpoints as package data;
+everything else is in pyproject.toml.
+
+The shipped checkpoints live in the repository's top-level ``checkpoints/``; ``build_py`` copies them into the built
+package as ``rummy_env/_shipped/`` so that an installed wheel loads them by name (``checkpoint:contract``,
+``rummy_env.models.checkpoints.resolve_checkpoint``). An editable install reads ``checkpoints/`` in place.
 
 The hot pure-Python modules are compiled, from the same source files, into extension modules under
 ``rummy_env._compiled`` (``rummy_env/core/_impl.py`` selects between the two at run time, ``RUMMY_ENV_IMPL``). The build
@@ -15,6 +20,7 @@ import sys
 
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 #: extension module -> the pure-Python source it is compiled from
 TWINS = {
@@ -86,6 +92,39 @@ class OptionalBuildExt(build_ext):
             _warn(f"{ext.name} was not built ({exc})")
 
 
+#: the shipped checkpoints (the top-level ``checkpoints/``) and the package folder they are copied to in a wheel
+SHIPPED_SOURCE = "checkpoints"
+SHIPPED_TARGET = os.path.join("rummy_env", "_shipped")
+
+
+def shipped_files(source: str = SHIPPED_SOURCE) -> list[str]:
+    """The files of the shipped checkpoints: each ``X.safetensors`` with its ``X.json``, ``manifest.json`` and
+    ``README.md`` (nothing else in the folder travels)."""
+    if not os.path.isdir(source):
+        return []
+    names = sorted(os.listdir(source))
+    out = []
+    for name in names:
+        stem, ext = os.path.splitext(name)
+        if ext == ".safetensors" and stem + ".json" in names:
+            out += [name, stem + ".json"]
+    out += [n for n in ("manifest.json", "README.md") if n in names]
+    return [os.path.join(source, n) for n in out]
+
+
+class BuildPyWithCheckpoints(build_py):
+    """``build_py`` that also copies the shipped checkpoints into the built package (``rummy_env/_shipped/``)."""
+
+    def run(self) -> None:
+        super().run()
+        if self.editable_mode:
+            return  # an editable install reads checkpoints/ in place
+        target = os.path.join(self.build_lib, SHIPPED_TARGET)
+        self.mkpath(target)
+        for path in shipped_files():
+            self.copy_file(path, os.path.join(target, os.path.basename(path)))
+
+
 def typing_pxds(twin: str) -> list[str]:
     """The ``.pxd`` files a twin's C code is generated from: its own (``rummy_env/_compiled/<name>.pxd``, when
     there is one) and those of the twins it cimports there (``cimport rummy_env._compiled.<other>``)."""
@@ -142,4 +181,4 @@ def _extensions() -> list:
         return []
 
 
-setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})
+setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt, "build_py": BuildPyWithCheckpoints})

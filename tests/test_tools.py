@@ -411,14 +411,14 @@ def test_tianshou_repeated_warning_is_shown_once(caplog: pytest.LogCaptureFixtur
 def test_import_from_the_folder_that_contains_a_checkout_named_rummy_env(tmp_path: Path) -> None:
     """A checkout cloned as ``rummy_env/`` and imported from its parent folder: the folder (no ``__init__.py``) is
     a namespace-package candidate that shadows an editable install made with setuptools' default finder, and
-    ``rummy_env.make`` is then missing. The install must put the project on ``sys.path`` (``pip install -e .
-    --config-settings editable_mode=compat``, as the README and ``.ci/run`` do) so the real package wins."""
+    ``rummy_env.make`` is then missing. The install must put the project on ``sys.path`` (pyproject.toml's
+    ``package-dir = {"" = "."}`` makes ``pip install -e .`` a plain ``.pth`` entry) so the real package wins."""
     (tmp_path / "rummy_env" / "rummy_env").mkdir(parents=True)  # a checkout's shape, seen from its parent
     code = "import rummy_env; rummy_env.make; print(rummy_env.__file__)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert out.returncode == 0, (
         "import rummy_env from a folder holding a rummy_env/ folder found that folder, not the package: install "
-        'with pip install -e ".[test,train]" --config-settings editable_mode=compat\n' + out.stderr
+        'with pip install -e ".[train]" (pyproject.toml: package-dir = {"" = "."})\n' + out.stderr
     )
     assert Path(out.stdout.strip()).resolve() == (ROOT / "rummy_env" / "__init__.py").resolve()
 

@@ -13,7 +13,7 @@ deterministically for a seed.
 | `heuristic` | hand-written club-player rules, one module per profile (`heuristic_contract`, ...) |
 | `heuristic:FIELD=NUMBER,...` | the same rules with fields of the profile's style replaced (``heuristic.py``), e.g. `heuristic:penalty_weight=0.4` |
 | `search`, `search:N` | determinized Monte-Carlo search (``search.py``): heuristic rollouts on sampled hidden cards; N rollouts a decision, plain `search` the profile's default |
-| `checkpoint:PATH` | a trained network (`checkpoint_bot`); `checkpoint:PATH@sample` samples instead of greedy |
+| `checkpoint:PATH` | a trained network (`checkpoint_bot`); `checkpoint:PATH@sample` samples instead of greedy; PATH may be a shipped checkpoint's name (`checkpoint:contract`, `checkpoint:contract_gamerules`, `checkpoint:continental`) |
 | `py:MODULE.ATTR` | a user's bot: ``ATTR(seed)`` of the importable module ``MODULE`` (see ``load``) |
 
 More ids are added with ``register(name, factory)``; ``factory(arg, seed)`` receives the text after the first

@@ -157,6 +157,54 @@ class Checkpoint:
         return self.metadata["profile"]
 
 
+#: how to install what loading a network needs (torch, safetensors): the CPU build of torch first, so that the
+#: extra does not pull a CUDA build
+TRAIN_INSTALL_HINT = (
+    'pip install torch==2.13.0 (the CPU build), then pip install "rummy_env[train]" (from a source checkout: '
+    'pip install -e ".[train]")'
+)
+
+#: package data of an installed wheel: the shipped checkpoints, copied there by ``setup.py`` when the wheel is built
+_PACKAGED = Path(__file__).resolve().parents[1] / "_shipped"
+#: a source checkout (an editable install): the repository's ``checkpoints/`` beside the package
+_CHECKOUT = Path(__file__).resolve().parents[2] / "checkpoints"
+
+
+def shipped_dir() -> Path | None:
+    """The folder of the shipped checkpoints: ``rummy_env/_shipped/`` inside an installed wheel, else the source
+    checkout's ``checkpoints/`` (an editable install); ``None`` when neither holds a ``manifest.json``."""
+    for folder in (_PACKAGED, _CHECKOUT):
+        if (folder / "manifest.json").is_file():
+            return folder
+    return None
+
+
+def shipped_names() -> tuple[str, ...]:
+    """The names of the shipped checkpoints (``contract``, ``contract_gamerules``, ``continental``): each loads by
+    name, ``load_checkpoint("contract")`` or the bot id ``checkpoint:contract``."""
+    folder = shipped_dir()
+    if folder is None:
+        return ()
+    return tuple(sorted(p.stem for p in folder.glob("*.safetensors") if p.with_suffix(".json").is_file()))
+
+
+def resolve_checkpoint(path: str | os.PathLike[str]) -> str | os.PathLike[str]:
+    """``path`` itself, or the shipped checkpoint it names.
+
+    A bare shipped name (``"contract"``, ``"contract_gamerules"``, ``"continental"``: no folder, no suffix) is the
+    shipped checkpoint of that name unless a local checkpoint of that name exists (``contract.safetensors`` or
+    ``contract.json`` in the working directory), which takes precedence; ``./contract`` always means the local file.
+    Anything else is returned unchanged (a path, relative or absolute)."""
+    if not isinstance(path, str) or not path or os.sep in path or (os.altsep and os.altsep in path):
+        return path
+    if Path(path + ".safetensors").exists() or Path(path + ".json").exists():
+        return path
+    folder = shipped_dir()
+    if folder is not None and path in shipped_names():
+        return str(folder / path)
+    return path
+
+
 def checkpoint_paths(path: str | os.PathLike[str]) -> tuple[Path, Path]:
     """(``X.safetensors``, ``X.json``) of a checkpoint named ``X``, ``X.safetensors`` or ``X.json``."""
     if not isinstance(path, str | os.PathLike):
@@ -269,8 +317,9 @@ def _shape_config(env_config: dict[str, Any]) -> dict[str, Any]:
 
 def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The JSON metadata of checkpoint ``path`` after the checks that need no torch: safety, sizes, the tensor layout
-    of the weights file, the type of every field, the architecture, the hash and the header copy."""
-    weights_path, meta_path = checkpoint_paths(path)
+    of the weights file, the type of every field, the architecture, the hash and the header copy. ``path`` may be a
+    shipped checkpoint's name (``resolve_checkpoint``)."""
+    weights_path, meta_path = checkpoint_paths(resolve_checkpoint(path))
     for p in (weights_path, meta_path):
         if not p.is_file():
             raise CheckpointError(f"checkpoint file {str(p)!r} is missing: a checkpoint is X.safetensors + X.json")
@@ -321,6 +370,8 @@ def load_checkpoint(
 ) -> Checkpoint:
     """Load checkpoint ``path`` after checking everything (see the module docstring); the network is in eval mode.
 
+    ``path`` is ``X``, ``X.safetensors`` or ``X.json``, or the name of a shipped checkpoint (``"contract"``,
+    ``"contract_gamerules"``, ``"continental"``: ``resolve_checkpoint`` says how a name is found).
     ``expect_profile`` / ``expect_num_players``: refuse a checkpoint trained for another profile / table size.
     Every failure is a ``CheckpointError``.
     """
@@ -332,6 +383,7 @@ def _load(
 ) -> Checkpoint:
     """``load_checkpoint``; ``check_layout=False`` (``reexport_checkpoint(..., layout_changed=True)`` only) skips
     the fingerprint comparison and its warning."""
+    path = resolve_checkpoint(path)
     weights_path, meta_path = checkpoint_paths(path)
     meta = read_metadata(path)
     if expect_profile is not None and meta["profile"] != expect_profile:
@@ -381,9 +433,12 @@ def _load(
                 f"{weights_path}: tensor {name} is {info['dtype']} {tuple(info['shape'])}; expected F32 {shape}"
             )
     # only now, with every size known to match the file, is the network built and filled
-    from safetensors import safe_open
+    from .policy import build_policy  # ImportError with the install line when torch is missing
 
-    from .policy import build_policy
+    try:
+        from safetensors import safe_open
+    except ImportError as exc:
+        raise ImportError(f"loading a checkpoint's weights needs safetensors, which is not installed: {TRAIN_INSTALL_HINT}") from exc
 
     try:
         model = build_policy(arch)
@@ -446,7 +501,7 @@ def load_train_state(path: str | os.PathLike[str], meta: dict[str, Any]) -> dict
     """The extra tensors (optimizer state) saved beside checkpoint ``path``, after checking their hash."""
     from safetensors.torch import load_file
 
-    weights_path, _ = checkpoint_paths(path)
+    weights_path, _ = checkpoint_paths(resolve_checkpoint(path))
     name = meta.get("train_state_file")
     if not name:
         return {}
@@ -744,6 +799,9 @@ __all__ = [
     "FINGERPRINT_KEY",
     "check_architecture",
     "checkpoint_paths",
+    "resolve_checkpoint",
+    "shipped_dir",
+    "shipped_names",
     "env_facts",
     "load_checkpoint",
     "load_train_state",

@@ -31,9 +31,10 @@ try:
     import torch
     from torch import nn
 except ImportError as exc:  # pragma: no cover - depends on what is installed
+    from .checkpoints import TRAIN_INSTALL_HINT
+
     raise ImportError(
-        "rummy_env.models.policy (checkpoint bots, training) needs torch, which is not installed: "
-        'pip install torch==2.13.0 (the CPU build; see the README), then pip install -e ".[train]" for safetensors'
+        f"rummy_env.models.policy (checkpoint bots, training) needs torch, which is not installed: {TRAIN_INSTALL_HINT}"
     ) from exc
 
 # the architecture checks and size limits live in rummy_env.checkpoints, without torch, so that a checkpoint's
