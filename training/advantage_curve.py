@@ -12,10 +12,10 @@ sessions the fit saw; ``--work/curve.json`` holds the figures.
 
 Usage::
 
-    python training/advantage_curve.py --base checkpoints/candidates/contract_gamerules_anchored \\
+    python training/advantage_curve.py --base runs/candidates/contract_gamerules_anchored \\
         --labels L/seed11 L/seed21 L/seed12 --final checkpoints/contract_gamerules --work runs/curve \\
         --fit-args "--epochs 6 --val-every 5 --objective own --margin 6 --threads 2" \\
-        --out docs/learning_curve_contract_gamerules_advantage.png
+        --out runs/curve/learning_curve.png
 """
 
 from __future__ import annotations

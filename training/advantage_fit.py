@@ -26,7 +26,7 @@ metadata and an ``advantage_fit`` entry (label folders, sizes, settings, held-ou
 
 Usage::
 
-    python training/advantage_fit.py --base checkpoints/candidates/contract_prior --labels runs/adv/contract \\
+    python training/advantage_fit.py --base runs/candidates/contract_prior --labels runs/adv/contract \\
         --out runs/adv/contract_fit --epochs 10
 """
 

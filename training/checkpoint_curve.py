@@ -13,9 +13,9 @@ and the final checkpoint's figures can be the manifest's (the same matches as ``
 
 Usage::
 
-    python training/checkpoint_curve.py checkpoints/candidates/contract_prior \\
-        checkpoints/candidates/contract_prior_run/pool/snap_000690 checkpoints/contract \\
-        --work runs/curve_contract --out docs/learning_curve_contract_prior.png
+    python training/checkpoint_curve.py runs/candidates/contract_prior \\
+        runs/candidates/contract_prior_run/pool/snap_000690 checkpoints/contract \\
+        --work runs/curve_contract --out runs/curve_contract/curve.png
 """
 
 from __future__ import annotations

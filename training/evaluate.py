@@ -4,7 +4,7 @@ runner of ``rummy_env.evaluation.match``); re-measure the shipped checkpoints; p
     python training/evaluate.py checkpoints/contract --opponents random heuristic --sessions 200 --workers 2
     python training/evaluate.py --manifest checkpoints --sessions 200 --workers 2           # measure, print only
     python training/evaluate.py --manifest checkpoints --sessions 200 --workers 2 --write   # ... and store them
-    python training/evaluate.py --plot runs/<run> --out docs/learning_curve_contract.png
+    python training/evaluate.py --plot runs/<run> --out runs/<run>/learning_curve.png
 
 ``--manifest DIR`` evaluates every checkpoint of DIR (``*.json``) and prints the figures; it writes nothing unless
 ``--write`` is given: then the figures go into each checkpoint's JSON (``evaluation``; the weights and their hash
@@ -307,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars (they are drawn only on a terminal anyway)")
     p.add_argument("--plot", nargs="+", metavar="RUN_DIR", help="plot the learning curves of these runs")
-    p.add_argument("--out", default="docs/learning_curve.png", help="PNG file for --plot")
+    p.add_argument("--out", default="runs/learning_curve.png", help="PNG file for --plot (default runs/learning_curve.png)")
     p.add_argument("--labels", nargs="+", help="legend names of the --plot runs")
     args = p.parse_args(argv)
     if not (args.checkpoints or args.manifest or args.plot):

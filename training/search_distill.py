@@ -33,7 +33,7 @@ learning curve (``checkpoint_curve.py --x epoch``).
 
 Usage::
 
-    python training/search_distill.py --base checkpoints/candidates/contract_gamerules_anchored \\
+    python training/search_distill.py --base runs/candidates/contract_gamerules_anchored \\
         --labels /tmp/labels --out /tmp/distilled --epochs 20
 """
 
