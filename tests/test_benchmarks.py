@@ -202,7 +202,7 @@ def test_bench_vector_env_leaves_the_observer_as_it_was() -> None:
 def test_rummy_bench_vector_lines_carry_memory_and_time_shares(capsys) -> None:
     from rummy_env.cli import commands
 
-    assert commands.main(["bench", "--profile", "contract", "--seconds", "0.05", "--vector", "2"]) == 0
+    assert commands.main(["bench", "--profile", "contract", "--seconds", "0.05", "--vector", "2", "--json"]) == 0
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
     engine, aec, vec = lines
     assert engine["layer"] == "engine" and "legal_actions_time_share" in engine

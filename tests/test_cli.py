@@ -118,8 +118,40 @@ def test_bots_eval_labels_the_score_from_the_registry(capsys) -> None:
 
 
 def test_bench_with_a_short_budget_measures_something(capsys) -> None:
-    code, out, _ = _rummy(capsys, "bench", "--profile", "contract", "--seconds", "0.2", "--engine-only")
+    code, out, _ = _rummy(capsys, "bench", "--profile", "contract", "--seconds", "0.2", "--engine-only", "--json")
     assert code == 0 and json.loads(out)["decisions"] > 0
+
+
+def test_bench_prints_a_readable_table_and_json_only_with_json(capsys) -> None:
+    """Issue 38: ``rummy bench`` printed JSON lines only; now a table with a header, one row per profile and layer
+    and a legend, and ``--json`` prints the same records as before, one JSON line each and nothing else."""
+    code, out, _ = _rummy(capsys, "bench", "--profile", "contract", "--seconds", "0.05", "--engine-only")
+    assert code == 0 and "{" not in out
+    lines = out.splitlines()
+    assert lines[0].split()[:4] == ["profile", "layer", "decisions/s", "sessions/s"]
+    row = lines[1].split()
+    assert row[:2] == ["contract", "engine"] and int(row[2].replace(",", "")) > 0 and "legal" in lines[1]
+    assert any(line.startswith("each row: random legal play for 0.05 s") for line in lines)
+    assert "--json prints the records" in " ".join(lines)
+    code, out, _ = _rummy(capsys, "bench", "--profile", "contract", "--seconds", "0.05", "--engine-only", "--json")
+    (record,) = [json.loads(line) for line in out.splitlines()]  # every line of stdout is JSON
+    keys = {"profile", "layer", "impl", "decisions", "sessions", "seconds", "decisions_per_second",
+            "sessions_per_second", "legal_actions_time_share"}  # fmt: skip
+    assert set(record) == keys and record["layer"] == "engine"
+
+
+def test_run_legend_explains_split_wins_and_the_turn_cap(capsys) -> None:
+    """Issue 38: ``rummy run`` printed wins such as 5.75 without saying that ties are split, and continental's many
+    turn-cap deals under random play without saying why; the legend and a note (naming the rules field) say it."""
+    code, out, _ = _rummy(capsys, "run", "--profile", "continental", "--sessions", "4")
+    assert code == 0
+    text = " ".join(out.split())
+    assert "wins: sessions won, a tie split between the tied seats" in text
+    assert "mean per deal" in out and "turn-cap deals" in out
+    assert "rummy_env.rules.continental.ContinentalRules.turn_cap" in text
+    assert "Random play rarely goes out in continental, so most deals end at the turn cap: this is expected" in text
+    code, out, _ = _rummy(capsys, "run", "--profile", "contract", "--sessions", "1")
+    assert code == 0 and "a tie split between the tied seats" in out and "rarely goes out" not in out
 
 
 @pytest.mark.parametrize("seconds", [-1.0, 0.0, float("nan"), float("inf")])
@@ -184,7 +216,7 @@ def test_bench_vector_reports_the_vector_layer_and_its_ratio(capsys: pytest.Capt
     """``rummy bench --vector N`` adds a ``vector`` line with ``num_envs`` and ``ratio_to_aec`` (same run)."""
     from rummy_env.cli import commands
 
-    assert commands.main(["bench", "--profile", "continental", "--seconds", "0.3", "--vector", "2"]) == 0
+    assert commands.main(["bench", "--profile", "continental", "--seconds", "0.3", "--vector", "2", "--json"]) == 0
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
     assert [x["layer"] for x in lines] == ["engine", "pettingzoo_aec", "vector"]
     vec, aec = lines[2], lines[1]

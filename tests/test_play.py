@@ -4,6 +4,7 @@ moves, moves typed as numbers, cards or words, hints for bad input, round summar
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 
@@ -78,6 +79,7 @@ def test_words_for_draws_and_quit() -> None:
 
 def test_play_at_another_seat_and_a_payment_profile(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     argv = ["--profile", "continental", "--opponents", "random", "random", "random", "--seat", "2", "--deals", "1"]
+    argv += ["--seed", "0"]
     rc, out, _ = _run_cli(argv, "1\n" * 2000, monkeypatch, capsys)
     assert rc == 0 and "you are P2" in out and "=== Deal 1 over:" in out and "payments" in out
 
@@ -96,7 +98,7 @@ def test_play_refuses_with_a_clear_message(argv, message, monkeypatch: pytest.Mo
 
 
 def test_console_entry_point_with_piped_input() -> None:
-    cmd = "-m rummy_env.cli play --opponents heuristic random random --rounds 1".split()
+    cmd = "-m rummy_env.cli play --opponents heuristic random random --rounds 1 --seed 0".split()
     proc = subprocess.run(
         [sys.executable, *cmd],
         input="2\nquit\n",
@@ -106,3 +108,23 @@ def test_console_entry_point_with_piped_input() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "You: take" in proc.stdout and "You left the game." in proc.stdout
+
+
+def test_the_seed_is_printed_with_the_command_that_replays_the_game(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """Issue 38: ``rummy play`` names its seed at the start -- without ``--seed`` it picks one -- and the command
+    line that deals the same game; that command replays it move for move."""
+    script = "1\n" * 3000
+    argv = ["--opponents", "random", "random", "random", "--rounds", "1", "--seat", "1"]
+    rc, out, err = _run_cli(argv, script, monkeypatch, capsys)
+    assert rc == 0 and err == ""
+    first, rest = out.split("\n", 1)
+    m = re.fullmatch(r"Seed (\d+) \(picked at random: no --seed given\)\. The same game again: (.*)", first)
+    assert m, first
+    seed, command = m[1], m[2]
+    want = f"rummy play --profile contract --opponents random random random --seat 1 --seed {seed} --rounds 1"
+    assert command == want
+    rc, out2, _ = _run_cli(command.split()[2:], script, monkeypatch, capsys)
+    first2, rest2 = out2.split("\n", 1)
+    assert rc == 0 and first2 == f"Seed {seed}. The same game again: {command}" and rest2 == rest
+    rc, out3, err = _run_cli(["--opponents", "random", "wizard", "random"], "", monkeypatch, capsys)
+    assert rc == 2 and out3 == "" and "wizard" in err  # a refusal comes before any seed is printed

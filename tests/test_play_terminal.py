@@ -233,3 +233,89 @@ def test_the_table_shown_does_not_depend_on_hidden_cards() -> None:
     _, text = _play("contract", "", _opened_scenario(), seed=0)
     _, text2 = _play("contract", "", other, seed=5)
     assert text == text2 and "known in hand: 3♦" in text
+
+
+# ---- issue 38: forced moves, buy windows explained, the seed -------------------------------------------------------
+
+
+def test_a_single_legal_move_is_played_without_asking() -> None:
+    """The opening's last group can only be 9♣ 9♦ 9♠: it is played for the person, shown on one line, and the
+    person is asked only at the next decision (three discards)."""
+    sc = {
+        "profile": "contract", "round": 1, "rounds": [1], "dealer": 3, "phase": "opening", "current_player": 0,
+        "rigged": True, "opening_left": [1, 0], "discard": ["KC"],
+        "hands": [["9C", "9D", "9S", "4D", "KH", "2C"], _buy_scenario()["hands"][1], _buy_scenario()["hands"][2],
+                  _buy_scenario()["hands"][3]],
+        "table": [{"owner": 0, "kind": "group", "cards": ["7C", "7D", "7H"]}],
+    }  # fmt: skip
+    _, text = _play("contract", "", sc)
+    assert "You: only move: declare group 9♣ 9♦ 9♠\n" in text
+    asked = text.split("--- your decision", 1)
+    assert "only move" in asked[0] and "Your move>" not in asked[0]  # not asked before it was played
+    assert "1. discard 2♣" in asked[1] and text.count("Your move>") == 1
+
+
+class _Scripted:
+    """A bot that plays the first legal move of the first kind it prefers (else the first legal move)."""
+
+    def __init__(self, *prefer: str):
+        self.prefer = prefer
+
+    def act(self, env, agent):
+        import numpy as np
+
+        raw = env.unwrapped
+        legal = [int(a) for a in np.flatnonzero(raw.action_mask(agent))]
+        for kind in self.prefer:
+            hits = [a for a in legal if raw.action_info(a)["kind"] == kind]
+            if hits:
+                return hits[0]
+        return legal[0]
+
+
+def _window_game(scenario: dict, script: str, bots: dict) -> str:
+    from rummy_env.cli.play import TerminalGame
+
+    out = io.StringIO()
+    game = TerminalGame("contract", ["random"] * 3, stdin=io.StringIO(script), stdout=out, scenario=scenario)
+    game.bots.update(bots)
+    game.run()
+    return out.getvalue()
+
+
+def _draw_scenario(current: int, dealer: int) -> dict:
+    sc = {k: v for k, v in _buy_scenario().items() if k not in ("active", "buy_queue")}
+    return {**sc, "phase": "draw", "current_player": current, "dealer": dealer, "discard": ["8H", "5C"], "turn": 5}
+
+
+def test_a_buy_chain_says_what_is_offered_to_whom_and_why() -> None:
+    """Issue 38: a discard offered to one player after another, then the card below it after a buy, was not
+    explained. You decline 8♥: the window opens to P1, P2, P3 in turn (P3 discarded it); P1 buys it, so 5♣ below it
+    is offered to P2 and P3 only (A.2-1: not the buyer again); both pass on it; you draw."""
+    text = _window_game(_draw_scenario(0, 3), "stock\n", {1: _Scripted("buy"), 2: _Scripted("pass"),
+                                                            3: _Scripted("pass")})  # fmt: skip
+    opened = ("You: draw from the stock\n  Buy window: You declined 8♥; before you draw from the stock, it is "
+              "offered in turn to P1 (random), P2 (random) and P3 (random) (the first to buy takes it, with a penalty "
+              "card). P3 (random) discarded it and may buy it back.\nP1 (random): buy 8♥ (+ penalty card)\n")  # fmt: skip
+    assert opened in text
+    again = ("  Buy window again: P1 (random) bought 8♥, so 5♣, the card under it, is offered in turn to P2 "
+             "(random) and P3 (random) (not P1 (random): the buyer of a card may not buy the next one, A.2-1).\n"
+             "P2 (random): pass on 5♣ (do not buy)\nP3 (random): pass on 5♣ (do not buy)\n"
+             "  (nobody bought 5♣: you draw from the stock)\n  (you drew ")  # fmt: skip
+    assert again in text
+
+
+def test_the_person_asked_in_a_window_sees_who_passed() -> None:
+    """P1 declines the 8♥ that you discarded; P2 and P3 pass on it; it is offered to you, the last in turn. At a
+    round's first turn the pile's top is the upcard, which nobody discarded."""
+    bots = {1: _Scripted("draw_stock"), 2: _Scripted("pass"), 3: _Scripted("pass")}
+    text = _window_game(_draw_scenario(1, 0), "pass\n", bots)
+    assert "it is offered in turn to P2 (random), P3 (random) and you" in text
+    assert "You discarded it and may buy it back." in text
+    assert ("Buy window: 8♥, declined by P1 (random), is offered to you: buy it (it comes with a penalty card) or "
+            "pass; P2 (random) and P3 (random) passed on it.") in text  # fmt: skip
+    assert "2. pass on 8♥ (do not buy)" in text and "You: pass on 8♥ (do not buy)" in text
+    assert "(nobody bought 8♥: P1 (random) draws from the stock)" in text
+    text = _window_game({**_draw_scenario(1, 0), "turn": 1}, "pass\n", bots)
+    first = text.split("P2 (random): pass on 8♥", 1)[0]
+    assert "it is offered in turn to P2 (random), P3 (random) and you" in first and "discarded it" not in first

@@ -4,6 +4,8 @@ resampled give the same frame) and passes PettingZoo's ``render_test``."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from pettingzoo.test import render_test
@@ -153,3 +155,45 @@ def test_readme_gif_example_runs(tmp_path, monkeypatch: pytest.MonkeyPatch) -> N
 
     with Image.open(tmp_path / "game.gif") as gif:
         assert gif.n_frames > 10 and gif.size == (WIDTH, HEIGHT)
+
+
+def _drawn_texts(monkeypatch: pytest.MonkeyPatch, view) -> list[tuple[int, str, int, int | None]]:
+    """Every ``Canvas.text`` call of ``draw_view(view)``: (x, text, font px, max_width)."""
+    from rummy_env.envs import picture
+
+    calls = []
+    original = picture.Canvas.text
+
+    def spy(self, x, y, text, color=picture.TEXT, px=picture.SMALL, max_width=None):
+        calls.append((x, text, px, max_width))
+        return original(self, x, y, text, color, px, max_width)
+
+    monkeypatch.setattr(picture.Canvas, "text", spy)
+    picture.draw_view(view)
+    return calls
+
+
+@pytest.mark.parametrize("profile", ["continental", "contract"])
+def test_every_status_text_fits_its_box(monkeypatch: pytest.MonkeyPatch, profile: str) -> None:
+    """Issue 38: the continental first-turn frame cut 'first turn to come' to 'first tur'. Every text the frame
+    draws is measured with the module's own glyph widths: it fits the room it is given and the frame, so nothing is
+    cut; the first-turn note is drawn whole."""
+    from rummy_env.envs.picture import WIDTH, _font
+
+    env = rummy_env.make(profile, render_mode="rgb_array", **_config(profile, 5 if profile == "continental" else 4))
+    env.reset(seed=0)
+    view = env.unwrapped.public_view(env.agent_selection)
+    wide = (-1200, 2400, -400, -400, -400) if profile == "continental" else (1200, 2400, 1300, 1100)
+    view = dataclasses.replace(view, scores=wide)  # the widest balances / scores of a long session
+    calls = _drawn_texts(monkeypatch, view)
+    for x, text, px, max_width in calls:
+        width = _font(px).width(text)
+        assert x + width <= WIDTH, text
+        if max_width is not None:
+            assert width <= max_width, (text, width, max_width)
+    texts = [t for _, t, _, _ in calls]
+    assert not any(t.endswith("…") for t in texts), texts
+    if profile == "continental":
+        assert sum("first turn to come" in t for t in texts) == 5  # no seat has had its first turn yet
+    else:
+        assert any("score 2400" in t or "2400 pts" in t for t in texts)

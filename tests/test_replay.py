@@ -252,3 +252,40 @@ def test_tournament_api_save_games(tmp_path):
     with pytest.raises(ValueError, match="backend='local'"):
         tournament("continental", ["random", "random"], 1, rounds=1, backend="ray", save_games=tmp_path / "ray")
     assert not (tmp_path / "ray").exists()
+
+
+def _page_data(tmp_path, profile: str, entrants: list[str], rounds) -> dict:
+    """``rummy record`` then ``rummy replay --html`` of seed 0; the data embedded in the page."""
+    log, page = tmp_path / f"{profile}.json", tmp_path / f"{profile}.html"
+    args = ["record", "--profile", profile, "--entrants", *entrants, "--seed", "0", "--out", str(log)]
+    assert main(args + ["--rounds", *map(str, rounds)]) == 0
+    assert main(["replay", str(log), "--html", str(page)]) == 0
+    text = page.read_text(encoding="utf-8")
+    return json.loads(re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', text, re.S)[1])
+
+
+@pytest.mark.parametrize(
+    "profile,rounds,last_kind",
+    [("continental", [1], "discard_declare"), ("contract", [7], "go_out")],
+    ids=["continental-declare", "contract-round-7-go-out"],
+)
+def test_last_position_shows_the_hand_laid_out(tmp_path, capsys, profile, rounds, last_kind):
+    """Issue 38: after 'go out: lay the whole hand as runs' (and continental's declaration) the page's last
+    positions still showed the whole hand and no runs. The position that ends the round, and the final one, show
+    the winner's hand empty and its runs on the table (continental: the runs of the declared hand)."""
+    data = _page_data(tmp_path, profile, ["heuristic"] * 4, rounds)
+    capsys.readouterr()
+    result = data["round_results"][-1]
+    winner = result["winner"]
+    assert result["reason"] == "out" and winner is not None
+    end, final = data["frames"][-2:]
+    assert end["kind"] == "round_end" and final["kind"] == "final"
+    assert end["move"]["kind"] == last_kind and end["move"]["seat"] == winner
+    for f in (end, final):
+        assert f["hands"][winner] == []
+        runs = [m["cards"] for m in f["table"] if m["owner"] == winner and m["kind"] == "run"]
+        assert len(runs) >= 3
+        if profile == "continental":
+            assert runs == result["melds"]
+    before = data["frames"][-3]  # the position before the going-out move still holds the cards
+    assert len(before["hands"][winner]) > 0 and all(m["owner"] != winner for m in before["table"])

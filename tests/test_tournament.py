@@ -307,3 +307,57 @@ def test_one_interval_for_every_figure() -> None:
     assert half_width(ci) == pytest.approx(t975(3) * statistics.stdev(xs) / 2)
     assert math.isnan(half_width(mean_ci([(1.0, 1)])))
     assert cluster_mean_ci is mean_ci
+
+
+# ---- issue 38: intervals of a non-negative score, the chart's labels ---------------------------------------------
+
+
+def _spread_records() -> list[dict]:
+    """Two deal sets of one round, entrants 0 and 1 alternating at four seats: entrant 0 scores 0 in the first and
+    60 in the second, so the Student-t interval of its mean (30) over two clusters reaches far below 0."""
+    out = []
+    for k, pen in enumerate((0, 60)):
+        scores = [pen, 5, pen, 5]
+        out.append({"session": k, "deal_set": k, "table": 0, "rotation": 0, "seats": [0, 1, 0, 1], "totals": scores,
+                    "winners": [0, 2] if pen == 0 else [1, 3], "round_scores": [scores],
+                    "round_winners": [[0] if pen == 0 else [1]], "deals": []})  # fmt: skip
+    return out
+
+
+def test_penalty_intervals_are_clipped_at_zero_and_payments_are_not() -> None:
+    """Issue 38: a penalty is never negative, so '5.6 [-10.5, 21.8]' must not be reported: the per-round and
+    per-session intervals of penalties stop at 0 in the JSON (hence the CSV and the chart) and the table, whose
+    legend line says so; payments (continental, zero-sum) keep their negative bounds."""
+    from rummy_env.evaluation.tournament import clip_interval, format_standings, score_floor, summarize
+
+    res = summarize(_spread_records(), profile="contract", specs=["a", "b"], num_players=4, seed=0, duplicate=True)
+    row = next(r for r in res["standings"] if r["entrant"] == "a")
+    assert row["per_round"]["mean"] == pytest.approx(30.0) and row["per_round"]["low"] == 0.0
+    assert row["per_session"]["low"] == 0.0 and row["per_session"]["high"] > 30.0
+    assert res["score_floor"] == 0.0
+    table = format_standings(res)
+    assert "30.0 [0.0," in table and "[-" not in table
+    assert "clipped at 0: a penalty is never negative" in table
+    assert score_floor("continental") is None and score_floor("contract_gamerules") == 0.0
+    ci = {"mean": -3.0, "low": -9.0, "high": 3.0}
+    assert clip_interval(ci, None) == ci and clip_interval(ci, 0.0)["low"] == 0.0
+    pay = summarize(_spread_records(), profile="continental", specs=["a", "b"], num_players=4, seed=0, duplicate=True)
+    assert pay["score_floor"] is None and "clipped" not in format_standings(pay)
+
+
+def test_chart_axis_labels_never_overlap_with_long_names(small: dict) -> None:
+    """Issue 38: long entrant names narrow both panels; each x-axis label is wrapped to its own panel, so the two
+    labels' drawn extents (matplotlib's text extents) stay apart."""
+    from rummy_env.evaluation.tournament import chart_figure
+
+    res = json.loads(json.dumps(small))
+    long_names = ["checkpoint:runs/contract__ppo__1__1767000000/checkpoints/latest", "py:my_package.bots.LongBotName"]
+    for row, name in zip(res["standings"], long_names):
+        row["entrant"] = name
+    fig = chart_figure(res)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    left, right = (ax.xaxis.label.get_window_extent(renderer) for ax in fig.axes[:2])
+    assert left.x1 < right.x0, (left, right)
+    for ax in fig.axes[:2]:
+        assert ax.xaxis.label.get_window_extent(renderer).width <= ax.get_window_extent(renderer).width

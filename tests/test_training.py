@@ -64,6 +64,63 @@ def test_ppo_script_smoke(tmp_path: Path, args: str) -> None:
     assert (run / "progress.jsonl").read_text().count("\n") == 2 and (run / "eval.jsonl").exists()
 
 
+def test_quick_start_end_explains_itself_and_a_log_file_gets_no_bar(tmp_path: Path) -> None:
+    """Issue 38: run as a quick start is (progress bar on, the default) with stderr going to a file: the file gets no
+    bar redraws; the progress lines carry their units; the run ends saying what its figures mean, what to expect,
+    and the next commands with this run's checkpoint filled in. The run takes exactly the planned steps (whole
+    rollouts), the bar's total."""
+    args = ("--total-steps 600 --steps-per-update 256 --num-envs 2 --trunk [16] --eval-every 1 --eval-sessions 1 "
+            "--final-eval-sessions 2 --eval-workers 1 --num-workers 0")  # fmt: skip
+    cmd = [sys.executable, str(TRAINING / "ppo.py"), *args.split(), "--set", "env_config={rounds: [1]}"]
+    cmd += ["--runs-dir", str(tmp_path / "runs")]
+    with open(tmp_path / "stderr.log", "w") as err:
+        out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True, timeout=300, cwd=tmp_path)
+    log = (tmp_path / "stderr.log").read_text()
+    assert out.returncode == 0, log[-3000:]
+    assert "\r" not in log and "step/s" not in log and "%|" not in log and "it/s" not in log, log[-2000:]
+    text = out.stdout
+    assert "update 1, step 256: vs random " in text
+    assert "[penalty points per round (lower is better) at the policy's seat; them: the opponents' mean]" in text
+    run = next((tmp_path / "runs").iterdir())
+    ckpt = f"checkpoint:{run / 'checkpoints' / 'latest'}"
+    tail = text[text.index("What the figures mean"):]
+    assert "penalty points per round (lower is better)" in tail and "the mean of the other 3 seats" in tail
+    assert "What to expect: " in tail and "well behind" in tail and "checkpoint:contract" in tail
+    assert f"rummy play --profile contract --rounds 1 --opponents {ckpt} heuristic heuristic\n" in tail
+    runs = tmp_path / "runs"
+    assert (f"rummy tournament --profile contract --rounds 1 --entrants heuristic {ckpt} --sessions 200 --workers 2 "
+            f"--out {runs / 'eval'}\n") in tail  # fmt: skip
+    assert f"--entrants checkpoint:contract {ckpt} --sessions 200" in tail
+    resume = run / "checkpoints" / "latest"
+    assert f"python training/ppo.py <this run's flags> --total-steps 3072 --resume {resume}" in tail
+    meta = json.loads((run / "checkpoints" / "latest.json").read_text())
+    assert meta["training_steps"] == 768  # 600 steps of 256 a rollout: 3 rollouts, as planned
+
+
+def test_planned_steps_are_whole_rollouts_of_whole_table_steps(ppo) -> None:
+    """The bar's total: 300,000 steps of 4,096 a rollout are 74 rollouts (the quick start's 303,104); a share of
+    a rollout is rounded up to whole steps of its collector's tables; a run already past its total plans nothing."""
+    cfg = ppo.Config(total_steps=300_000, steps_per_update=4096, num_envs=64, num_workers=1)
+    assert ppo.planned_steps(cfg, 0) == 303_104 and ppo.planned_steps(cfg, 4096) == 303_104
+    assert ppo.planned_steps(ppo.Config(total_steps=150, steps_per_update=100, num_envs=64, num_workers=2), 0) == 256
+    assert ppo.planned_steps(ppo.Config(total_steps=100, steps_per_update=256, num_envs=4), 512) == 512
+
+
+def test_next_steps_for_a_payment_profile(ppo) -> None:
+    """Continental: payments per deal, higher is better; its session length as ``--rounds N``."""
+    import run_log
+
+    cfg = ppo.Config(profile="continental", env_config={"deals": 2}, config_file="configs/x.yaml", max_minutes=5)
+    ev = {"random": {"opponent": "random", "sessions": 10, "policy": 3.0, "opponents": -1.0,
+                     "policy_rounds_won_share": 0.5, "opponent_rounds_won_share": 0.1}}  # fmt: skip
+    text = "\n".join(run_log.next_steps(cfg, 4, ev, "runs/x/latest", "runs/x/latest", 1000))
+    assert "payment points per deal (higher is better)" in text
+    assert "4.0 payment points per deal ahead of the random bot" in text
+    play = "rummy play --profile continental --rounds 2 --opponents checkpoint:runs/x/latest heuristic heuristic"
+    assert play in text
+    assert "--config configs/x.yaml --total-steps 4000 --max-minutes 20 --resume runs/x/latest" in text
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_warm_start_only_run_with_a_worker_ends_cleanly(tmp_path: Path, workers: int) -> None:
     """Issue 16: ``total_steps: 0`` with ``num_workers >= 1`` (behaviour cloning only) ended with a BrokenPipeError

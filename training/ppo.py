@@ -148,7 +148,7 @@ class Config:
     resume: str = ""
     """checkpoint to resume from (weights, optimizer state, step counters, frozen pool)"""
     progress_bar: bool = True
-    """show a tqdm progress bar"""
+    """show a tqdm progress bar on stderr when stderr is a terminal (never in a log file or a pipe)"""
     config_file: str | None = None
     """(filled in) the YAML file the config came from"""
 
@@ -375,6 +375,20 @@ def with_action_table(model: Any, layout: Any) -> Any:
     return model
 
 
+def planned_steps(cfg: Config, start: int) -> int:
+    """The env steps a run from ``start`` will have taken when it ends at ``total_steps``: whole rollouts, each of
+    ``steps_per_update`` split over the collectors as ``ppo_workers.Rollouts`` splits it, every collector's share
+    rounded up to whole steps of its tables (``Collector.collect``). 300,000 steps of 4,096 a rollout are 74
+    rollouts: 303,104 steps."""
+    k = max(1, cfg.num_workers)
+    envs = [max(1, cfg.num_envs // k + (w < cfg.num_envs % k)) for w in range(k)]
+    steps = [cfg.steps_per_update // k + (w < cfg.steps_per_update % k) for w in range(k)]
+    per_rollout = sum(math.ceil(s / e) * e for s, e in zip(steps, envs))
+    if start >= cfg.total_steps or per_rollout <= 0:
+        return start
+    return start + math.ceil((cfg.total_steps - start) / per_rollout) * per_rollout
+
+
 def vector_kwargs(cfg: Config) -> dict[str, Any]:
     """The ``VectorEnv`` arguments of the run's ``env_config`` and ``num_players``; a ``ConfigError`` for the AEC
     env's arguments that VectorEnv has no use for (the rollouts cannot truncate, render or meet an illegal action)."""
@@ -575,7 +589,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     rollouts = Rollouts(cfg, Collector) if run.global_step < cfg.total_steps else None
     ppo_start, last_eval = time.perf_counter(), {}  # throughput is PPO's: rollouts, updates, periodic evaluations
     deadline = start + cfg.max_minutes * 60 if cfg.max_minutes else math.inf  # then end as if total_steps were done
-    log.open_bar(run.global_step)
+    log.open_bar(run.global_step, planned_steps(cfg, run.global_step))
     if cfg.num_workers and rollouts is not None:
         rollouts.request(model.numpy_state(), pool.states)
     try:

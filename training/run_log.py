@@ -3,7 +3,13 @@
 ``RunLog(cfg)`` makes ``runs/<profile>__ppo__<seed>__<unix time>/`` (with ``checkpoints/``); ``progress`` writes one
 update's figures (TensorBoard ``charts/*``, ``time/*``, ``losses/*``; a line of ``progress.jsonl``; the tqdm bar),
 ``evaluate`` plays an evaluation (``evaluate_model``) and writes its figures (``eval/<opponent>/*``; a line of
-``eval.jsonl``), ``summary`` the run's end; ``final_evaluation`` evaluates the final checkpoint.
+``eval.jsonl``; a progress line with its units), ``summary`` the run's end: the final evaluation, what its figures
+mean, what to expect and the next commands with this run's checkpoint (``next_steps``); ``final_evaluation``
+evaluates the final checkpoint.
+
+The progress bar follows the rule of every command (``rummy_env.cli.terminal.show_progress``): drawn only when
+stderr is a terminal, so a log file gets no redraws; its total is the steps the run will really take
+(``ppo.planned_steps``: whole rollouts), and it never counts past it.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -54,10 +61,109 @@ def final_evaluation(cfg: Any, checkpoint: Path) -> dict[str, Any]:
 
 
 def short(m: dict[str, Any]) -> str:
-    """A short form of a match summary for the progress bar."""
+    """A short form of a match summary for a progress line: the policy's mean score, then the opponents' (them)."""
     if "skipped" in m:
         return f"{m['opponent']}: skipped"
     return f"vs {m['opponent']} {m['policy']:.1f} (them {m['opponents']:.1f})"
+
+
+def score_units(profile: str) -> str:
+    """What an evaluation's figures are, in words: ``penalty points per round (lower is better)``."""
+    from rummy_env.registry import game
+
+    g = game(profile)
+    return f"{g.score_name} points per {g.unit} ({'lower' if g.lower_is_better else 'higher'} is better)"
+
+
+def progress_line(update: int, step: int, ev: dict[str, Any], profile: str) -> str:
+    """The line an evaluation during training prints: each opponent's figures, then their units."""
+    return (
+        f"update {update}, step {step}: " + "; ".join(map(short, ev.values()))
+        + f" [{score_units(profile)} at the policy's seat; them: the opponents' mean]"
+    )
+
+
+def _length_flags(env_config: dict[str, Any]) -> str:
+    """The session length of a run's ``env_config`` as ``rummy tournament`` / ``rummy play`` flags: ``--rounds 1``
+    (contract profiles: round numbers; continental: the number of deals, also spelt ``deals``), or nothing."""
+    rounds = env_config.get("rounds", env_config.get("deals"))
+    if rounds is None:
+        return ""
+    return " ".join(["--rounds", *map(str, rounds if isinstance(rounds, (list, tuple)) else [rounds])])
+
+
+def _shipped_players(profile: str) -> int | None:
+    """The player count of the shipped checkpoint named ``profile`` (None if it cannot be read)."""
+    try:
+        from rummy_env.models.checkpoints import read_metadata
+
+        return int(read_metadata(profile)["num_players"])
+    except (ImportError, OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def next_steps(cfg: Any, num_players: int, evaluation: dict[str, Any], checkpoint: str, resume: str,
+               steps: int) -> list[str]:  # fmt: skip
+    """The lines that end a run: what the evaluation's figures mean, this run against what a short run from scratch
+    is expected to reach, and the next commands with this run's checkpoint filled in (play against it, evaluate
+    it, compare it with the shipped checkpoint of the profile, train longer)."""
+    from rummy_env.cli.terminal import wrap
+    from rummy_env.registry import game
+
+    g = game(cfg.profile)
+    units = f"{g.score_name} points per {g.unit}"
+    shown = [m for m in evaluation.values() if "skipped" not in m]
+    lines = []
+    if shown:
+        m = shown[0]
+        lines.append(
+            f"What the figures mean: {score_units(cfg.profile)}, mean ± 95 % CI over {m['sessions']} sessions; "
+            f"policy = this checkpoint's seat (greedy moves); '{m['opponent']} {m['opponents']:.2f}' (them, in the "
+            f"progress lines) = the mean of the other {num_players - 1} seats, all played by that bot; difference = "
+            f"policy minus them; rounds won = the share of {g.units} a seat went out in, per seat."
+        )
+        verdicts = []
+        for m in shown:
+            gap = m["policy"] - m["opponents"]
+            ahead = gap < 0 if g.lower_is_better else gap > 0
+            verdicts.append(
+                f"{abs(gap):.1f} {units} {'ahead of' if ahead else 'behind'} the {m['opponent']} bot (rounds won "
+                f"{m['policy_rounds_won_share']:.0%} vs {m['opponent_rounds_won_share']:.0%})"
+            )
+        lines.append("This run: " + "; ".join(verdicts) + ".")
+    lines.append(
+        f"What to expect: a few minutes of PPO from scratch (the quick start) beat random by far and stay well behind "
+        f"the heuristic; the shipped checkpoint (checkpoint:{cfg.profile}, trained for hours, docs/training.md) is "
+        "the strong one."
+    )
+    lines = wrap(lines)
+    ckpt = shlex.quote(f"checkpoint:{checkpoint}")
+    length = _length_flags(cfg.env_config or {})
+    table = " ".join(w for w in (f"--profile {cfg.profile}", length) if w)
+    seats = f" --num-players {cfg.num_players}" if cfg.num_players is not None else ""
+    bot = "heuristic" if "heuristic" in g.bots else "random"
+    opponents = " ".join([ckpt] + [bot] * (num_players - 2))
+    tour = f"rummy tournament {table}{seats}"
+    out_dir = shlex.quote(str(Path(cfg.runs_dir) / "eval"))
+    lines += [
+        "Next:",
+        f"  play against it:  rummy play {table} --opponents {opponents}",
+        f"  evaluate it:      {tour} --entrants {bot} {ckpt} --sessions 200 --workers 2 --out {out_dir}",
+    ]
+    shipped = _shipped_players(cfg.profile)
+    if shipped in (None, num_players):
+        out_shipped = shlex.quote(str(Path(cfg.runs_dir) / "eval_shipped"))
+        lines.append(
+            f"  compare with the shipped checkpoint: {tour} --entrants checkpoint:{cfg.profile} {ckpt} --sessions 200 "
+            f"--workers 2 --out {out_shipped}"
+        )
+    more = [f"--config {shlex.quote(cfg.config_file)}"] if cfg.config_file else ["<this run's flags>"]
+    more.append(f"--total-steps {4 * steps}")
+    if cfg.max_minutes:
+        more.append(f"--max-minutes {4 * cfg.max_minutes:g}")
+    lines.append(f"  train longer:     python training/ppo.py {' '.join(more)} --resume {shlex.quote(resume)}")
+    lines.append("  (--resume continues this run's weights, optimizer and counters; leave it out to start afresh)")
+    return lines
 
 
 class RunLog:
@@ -75,15 +181,17 @@ class RunLog:
         self.writer.add_text("config", "\n".join(f"    {k}: {v!r}" for k, v in dataclasses.asdict(cfg).items()))
         self.bar: Any = None
 
-    def open_bar(self, global_step: int) -> None:
-        """Show the tqdm progress bar (``progress_bar``) of the steps from ``global_step`` to ``total_steps``."""
+    def open_bar(self, global_step: int, total: int) -> None:
+        """The tqdm progress bar of the steps from ``global_step`` to ``total`` (the steps the run will take: whole
+        rollouts), drawn on stderr when ``progress_bar`` is set and stderr is a terminal
+        (``rummy_env.cli.terminal.show_progress``: a log file or a pipe gets no redraws)."""
         from tqdm import tqdm
 
-        cfg = self.cfg
-        initial = min(global_step, cfg.total_steps)
-        self.bar = tqdm(
-            total=cfg.total_steps, initial=initial, disable=not cfg.progress_bar, unit="step", dynamic_ncols=True
-        )
+        from rummy_env.cli.terminal import show_progress
+
+        total = max(total, global_step)
+        on = show_progress(quiet=not self.cfg.progress_bar)
+        self.bar = tqdm(total=total, initial=global_step, disable=not on, unit="step", dynamic_ncols=True)
 
     def close_bar(self) -> None:
         """Close the progress bar (later evaluations are not shown on it)."""
@@ -125,7 +233,7 @@ class RunLog:
         with open(self.dir / "progress.jsonl", "a") as f:
             f.write(json.dumps(row) + "\n")
         if self.bar is not None:
-            self.bar.update(batch.env_steps)
+            self.bar.update(max(0, min(batch.env_steps, self.bar.total - self.bar.n)))  # never past its total
             self.bar.set_postfix(sps=int(t["sps"]), upd=run.update, ret=row.get("episode_return", "-"))
         return row
 
@@ -150,7 +258,7 @@ class RunLog:
         with open(self.dir / "eval.jsonl", "a") as f:
             f.write(json.dumps(row) + "\n")
         if self.bar is not None:
-            self.bar.write(f"update {run.update}, step {run.global_step}: " + "; ".join(map(short, ev.values())))
+            self.bar.write(progress_line(run.update, run.global_step, ev, self.cfg.profile))
 
     def summary(self, run: Any, meta: dict[str, Any], wall: float, ppo_wall: float) -> dict[str, Any]:
         """The run's summary (returned by ``main``), printed with the final evaluation; closes the TensorBoard log."""
@@ -175,4 +283,9 @@ class RunLog:
         )
         for m in meta["evaluation"].values():
             print("  " + format_match(m))
+        if run.global_step < cfg.total_steps and cfg.max_minutes:
+            print(f"stopped by max_minutes ({cfg.max_minutes:g}) after {run.global_step} of {cfg.total_steps} steps")
+        resume = str(self.dir / "checkpoints" / "latest")
+        lines = next_steps(cfg, meta["num_players"], meta["evaluation"], summary["checkpoint"], resume, run.global_step)
+        print("\n" + "\n".join(lines), flush=True)
         return summary

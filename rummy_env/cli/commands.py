@@ -152,20 +152,55 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if args.json:  # JSON only: one object per profile and line
             print(json.dumps(res))
             continue
-        n = len(res["wins_per_seat"])
-        print(f"== {profile}: {res['sessions']} sessions of random legal play (seed {res['seed']}) ==")
-        what = "penalty" if game(profile).lower_is_better else "balance"
-        print(f"{'seat':>6} {'wins':>8} {'mean total ' + what:>20} {'mean per round':>16}")
-        per_round = res["mean_per_round_per_seat"]
-        for p in range(n):
-            print(
-                f"{p:>6} {res['wins_per_seat'][p]:>8.2f} {res['mean_total_per_seat'][p]:>20.1f} {per_round[p]:>16.1f}"
-            )
-        print(
-            f"rounds {res['rounds']}, turn-cap rounds {res['turn_cap_rounds']}, decisions {res['decisions']}, "
-            f"{res['decisions_per_second']:,.0f} decisions/s, {res['sessions_per_second']:.2f} sessions/s"
-        )
+        print("\n".join(_run_report(res)))
     return 0
+
+
+def _run_report(res: dict[str, Any]) -> list[str]:
+    """The lines ``rummy run`` prints for one profile's ``play_random_sessions`` results: the table, its legend and
+    a note on the rounds (deals) that ended at the engine's turn cap."""
+    from .terminal import wrap
+
+    profile, n = res["profile"], len(res["wins_per_seat"])
+    g = game(profile)
+    what = "penalty" if g.lower_is_better else "balance"
+    lines = [
+        f"== {profile}: {res['sessions']} sessions of random legal play (seed {res['seed']}) ==",
+        f"{'seat':>6} {'wins':>8} {'mean total ' + what:>20} {'mean per ' + g.unit:>16}",
+    ]
+    per_round = res["mean_per_round_per_seat"]
+    for p in range(n):
+        lines.append(
+            f"{p:>6} {res['wins_per_seat'][p]:>8.2f} {res['mean_total_per_seat'][p]:>20.1f} {per_round[p]:>16.1f}"
+        )
+    better = "lower" if g.lower_is_better else "higher"
+    lines.append(
+        f"wins: sessions won, a tie split between the tied seats (two seats tied first get 0.50 each); mean total "
+        f"{what}: the seat's {g.score_name} points over a whole session, {better} is better; mean per {g.unit}: the "
+        f"same per {g.unit}"
+    )
+    lines.append(
+        f"{g.units} {res['rounds']}, turn-cap {g.units} {res['turn_cap_rounds']}, decisions {res['decisions']}, "
+        f"{res['decisions_per_second']:,.0f} decisions/s, {res['sessions_per_second']:.2f} sessions/s"
+    )
+    capped, rounds = res["turn_cap_rounds"], res["rounds"]
+    if capped:
+        rules = g.rules()
+        field = f"{type(rules).__module__}.{type(rules).__name__}.turn_cap"
+        cap = f"{rules.turn_cap} turns, the rules field {field}; rummy_env.make(..., turn_cap=N) changes it"
+        note = (
+            f"turn-cap {g.units}: {capped} of {rounds} {g.units} reached the engine's turn limit ({cap}) and ended "
+            f"without a winner"
+        )
+        if 2 * capped > rounds:
+            note += (
+                f". Random play rarely goes out in {profile}, so most {g.units} end at the turn cap: this is "
+                "expected of random moves, not a fault"
+            )
+            if "heuristic" in g.bots:
+                note += f" (the heuristic goes out: rummy tournament --profile {profile} --entrants heuristic random)"
+        lines.append(note)
+    return wrap(lines)
 
 
 def bench_engine(profile: str, seconds: float, seed: int = 0) -> dict[str, Any]:
@@ -202,28 +237,39 @@ def bench_engine(profile: str, seconds: float, seed: int = 0) -> dict[str, Any]:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    """One JSON line per profile and layer: the engine (``bench_engine``), the AEC env (``bench_env``: decisions/s,
+    """One measurement per profile and layer: the engine (``bench_engine``), the AEC env (``bench_env``: decisions/s,
     sessions/s, mask and observation time shares, memory per table) and, with ``--vector N``, ``VectorEnv`` of N
     tables (``bench_vector_env``: the same figures, the step / observation / sampling time shares, memory per
-    table, and ``ratio_to_aec``). ``docs/benchmarks.md`` says what each key means."""
+    table, and ``ratio_to_aec``). Printed as a table row each as it is measured (``bench_row``, the legend under
+    the table), or with ``--json`` as one JSON line each. ``docs/benchmarks.md`` says what each key means."""
+    from ..evaluation.bench import bench_header, bench_legend, bench_row
+
+    def show(res: dict[str, Any]) -> None:
+        print(json.dumps(res) if args.json else bench_row(res), flush=True)
+
+    if not args.json:
+        print(bench_header(), flush=True)
     profiles = args.profile or _finished_profiles()
     for profile in profiles:
-        res = bench_engine(profile, args.seconds, args.seed)
-        print(json.dumps(res))
+        show(bench_engine(profile, args.seconds, args.seed))
         if not args.engine_only:
             try:
                 from ..evaluation.bench import bench_env
             except ImportError:
                 continue
             env_res = bench_env(profile, args.seconds, args.seed)
-            print(json.dumps(env_res))
+            show(env_res)
             if args.vector:
                 from ..evaluation.bench import bench_vector_env
 
                 vec = bench_vector_env(profile, num_envs=args.vector, seconds=args.seconds, seed=args.seed)
                 # the ratio of two layers measured in the same run holds across machines; the absolute figures do not
                 vec["ratio_to_aec"] = round(vec["decisions_per_second"] / max(env_res["decisions_per_second"], 1), 2)
-                print(json.dumps(vec))
+                show(vec)
+    if not args.json:
+        from .terminal import wrap
+
+        print("\n".join(wrap(bench_legend(args.seconds, implementation()))))
     return 0
 
 
@@ -327,6 +373,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--seed", type=count(0), default=0)
     p.add_argument("--engine-only", action="store_true", help="skip the PettingZoo environment measurement")
+    p.add_argument(
+        "--json", action="store_true", help="print the measurements as JSON, one object per profile and layer and line"
+    )
     p.add_argument(
         "--vector",
         type=count(1),

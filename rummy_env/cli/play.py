@@ -8,6 +8,14 @@ with the legal moves numbered by their readable descriptions. Seats are named th
 the person, ``P<n> (bot)`` for the others; ``P<n>'s run`` / ``your run`` in move lines) and a joker is ``JK``
 everywhere, with what it stands for noted as ``(JK = 7♥)``.
 
+``rummy play`` starts by naming the seed (without ``--seed`` it picks one) and the command line that plays the same
+game again. A decision with exactly one legal move (the rest of an opening, a forced discard) is not
+asked: it is played for the person and shown on one line, ``You: only move: <move>``. A buy window (Contract
+Rummy: a declined discard is offered to the other seats in turn) is announced when it opens -- who declined which
+card and to whom, in which order, it is offered --, and again when a buy offers the card below to the next seats
+(``Buy window again: ...``, saying who may not buy and why); a pass names its card and the person asked sees who
+passed before.
+
 A move is chosen by its number, by a card (``7C``, ``10♥``, ``JK``), by a word (``stock``, ``pile``, ``buy``,
 ``pass``, ``out``, ``declare``: the words of the profile's moves) or by a word and a card (``discard 7C``,
 ``declare 7C`` in continental). A card with one move is played; a card with several (a discard and a lay-off, a
@@ -136,6 +144,8 @@ class TerminalGame:
         self.kinds = set(self.raw.layout.ranges)
         #: the person declined the discard and waits for the stock card (after the buy window)
         self._awaiting_stock = False
+        #: the buy window open now (``tell_buy_window``): card, why it is offered, the seats in turn, who passed
+        self._window: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------------------------------------------------
     def say(self, text: str = "") -> None:
@@ -147,11 +157,24 @@ class TerminalGame:
         """How seat ``p`` is called in messages: ``You`` or ``P2 (random)``."""
         return "You" if p == self.seat else f"P{p} ({self.specs[p]})"
 
+    def who(self, p: int) -> str:
+        """Seat ``p`` inside a sentence: ``you`` or ``P2 (random)``."""
+        return "you" if p == self.seat else self.name(p)
+
+    def seats_text(self, seats: Sequence[int]) -> str:
+        """``P2 (random), P3 (heuristic) and you``."""
+        names = [self.who(p) for p in seats]
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
     def describe(self, action: int) -> str:
         """The engine's description of ``action`` with the seats named as everywhere else (``P2's run``, ``your
-        run``) and one spelling of jokers (``joker_text``)."""
+        run``), one spelling of jokers (``joker_text``) and, in a buy window, the card a pass declines."""
         text = self.raw.describe_action(action)
         text = _SEAT_OF.sub(lambda m: "your" if int(m.group(1)) == self.seat else f"P{m.group(1)}'s", text)
+        if self.raw.action_info(action)["kind"] == "pass":
+            offered = getattr(self.raw.public_view(self.me), "offered", -1)
+            if offered >= 0:
+                text = f"pass on {card_str(offered, symbols=True)} (do not buy)"
         return joker_text(text)
 
     def legal(self) -> list[int]:
@@ -235,9 +258,19 @@ class TerminalGame:
             lines.append(f"{card_str(v.must_place, symbols=True)} (picked up from the pile) must reach the table "
                          "this turn.")  # fmt: skip
         if getattr(v, "offered", -1) >= 0:
-            lines.append(f"Buy window: {card_str(v.offered, symbols=True)} is offered (turn of {self.name(v.active)}).")
+            lines.append(self.window_line(v))
         lines.append("Hand: " + " ".join(card_str(k, symbols=True) for k, c in enumerate(v.hand) for _ in range(c)))
         return lines
+
+    def window_line(self, v: Any) -> str:
+        """The buy window as the table shows it: the card offered, to whom now, who passed on it before."""
+        card = card_str(v.offered, symbols=True)
+        w = self._window
+        if w is None or w["card"] != v.offered:  # a position loaded in the middle of a window
+            return f"Buy window: {card} is offered (turn of {self.name(v.active)})."
+        passed = f"; {self.seats_text(w['passed'])} passed on it" if w["passed"] else ""
+        whom = "you: buy it (it comes with a penalty card) or pass" if v.current == self.seat else self.who(v.current)
+        return f"Buy window: {card}, {w['why']}, is offered to {whom}{passed}."
 
     # input ------------------------------------------------------------------------------------------------------
     def parse(self, text: str, legal: list[int]) -> int | None | str:
@@ -381,6 +414,46 @@ class TerminalGame:
         self._awaiting_stock = False
         self.say(f"  (you drew {' '.join(card_str(k, symbols=True) for k in new)} from the stock)")
 
+    def tell_buy_window(self, p: int, info: dict[str, Any], offered: int) -> None:
+        """After seat ``p``'s move (``info``; ``offered``: the card the window offered before it, -1 if none):
+        announce a buy window that opens -- the declined discard, offered in turn to the seats of
+        ``rules.buy_window`` -- or opens again on the card below after a buy, and say who may not buy it; count the
+        passes; say when nobody bought."""
+        v = self.raw.public_view(self.me)
+        kind = info["kind"]
+        if kind == "pass" and self._window is not None:
+            self._window["passed"].append(p)
+        if v.phase != "buy":
+            if kind == "pass" and offered >= 0 and self._window is not None:
+                self.say(f"  (nobody bought {card_str(offered, symbols=True)}: {self.who(v.active)} "
+                         f"{'draw' if v.active == self.seat else 'draws'} from the stock)")  # fmt: skip
+            self._window = None
+            return
+        if kind not in ("draw_stock", "buy"):
+            return
+        card = card_str(v.offered, symbols=True)
+        queue = list(v.rules.buy_window(v.active, v.last_buyer))  # the engine's order of the window (A.1-10)
+        whom = self.seats_text(queue)
+        active = self.who(v.active)
+        if kind == "draw_stock":
+            why = f"declined by {active}"
+            draws = "draw" if v.active == self.seat else "draws"
+            note = (f"  Buy window: {_cap(active)} declined {card}; before {active} {draws} from the stock, it is "
+                    f"offered in turn to {whom} (the first to buy takes it, with a penalty card).")  # fmt: skip
+            discarder = (v.active - 1) % self.n  # the pile's top is the last turn's discard (turn 1: the upcard)
+            if v.turn > 1 and discarder in queue:
+                note += f" {_cap(self.who(discarder))} discarded it and may buy it back."
+        else:
+            bought = card_str(offered, symbols=True) if offered >= 0 else "the card"
+            why = f"under the {bought} that {self.who(p)} bought"
+            note = (f"  Buy window again: {_cap(self.who(p))} bought {bought}, so {card}, the card under it, is "
+                    f"offered in turn to {whom}")  # fmt: skip
+            if v.last_buyer >= 0 and v.last_buyer not in queue and v.last_buyer != v.active:
+                note += f" (not {self.who(v.last_buyer)}: the buyer of a card may not buy the next one, A.2-1)"
+            note += "."
+        self._window = {"card": v.offered, "why": why, "queue": queue, "passed": []}
+        self.say(note)
+
     def print_scores(self) -> None:
         """The totals of the finished rounds (deals)."""
         from ..registry import game
@@ -407,20 +480,27 @@ class TerminalGame:
             while not raw.session_over:
                 agent = env.agent_selection
                 p = raw.agent_name_mapping[agent]
-                action = self.ask() if p == self.seat else int(self.bots[p].act(env, agent))
+                forced = p == self.seat and len(self.legal()) == 1  # nothing to choose: played, on one line
+                if p != self.seat:
+                    action = int(self.bots[p].act(env, agent))
+                else:
+                    action = self.legal()[0] if forced else self.ask()
                 info = raw.action_info(action)
-                before = raw.public_view(self.me).hand
-                self.say(f"{self.name(p)}: {self.describe(action)}")
+                view = raw.public_view(self.me)
+                before, offered = view.hand, getattr(view, "offered", -1)
+                self.say(f"{self.name(p)}: {'only move: ' if forced else ''}{self.describe(action)}")
                 env.step(action)
                 results = raw.round_results
                 if len(results) > seen:
                     self._awaiting_stock = False
+                    self._window = None
                     for res in results[seen:]:
                         self.round_summary(res)
                     seen = len(results)
                     if not raw.session_over:
                         self.announce_round()
                 else:
+                    self.tell_buy_window(p, info, offered)
                     self.tell_draws(p, action, info, before)
         except Quit:
             self.say("You left the game.")
@@ -432,6 +512,11 @@ class TerminalGame:
         self.say("Session over. Totals: " + ", ".join(f"{self.name(p)} {scores[p]}" for p in range(self.n)))
         self.say("Winner(s): " + ", ".join(self.name(p) for p in winners))
         return {"quit": False, "scores": list(scores), "winners": list(winners)}
+
+
+def _cap(text: str) -> str:
+    """``text`` with a capital first letter (``you`` starting a sentence)."""
+    return text[:1].upper() + text[1:]
 
 
 def _isatty(stream: Any) -> bool:
@@ -456,8 +541,30 @@ def play(
     return game.run()
 
 
+#: seeds that ``rummy play`` picks when no ``--seed`` is given: short enough to type again
+PICKED_SEEDS = 1_000_000
+
+
+def replay_command(args: Any, seed: int) -> str:
+    """The ``rummy play`` command line that deals the same game as ``args`` with ``seed``."""
+    import shlex
+
+    words = ["rummy", "play", "--profile", args.profile, "--opponents", *args.opponents]
+    if args.seat:
+        words += ["--seat", str(args.seat)]
+    words += ["--seed", str(seed)]
+    if args.rounds:
+        words += ["--rounds", *map(str, args.rounds)]
+    if args.deals is not None:
+        words += ["--deals", str(args.deals)]
+    if args.scenario:
+        words += ["--scenario", args.scenario]
+    return shlex.join(words)
+
+
 def _cmd_play(args: Any) -> int:
     import json
+    import secrets
 
     from ..evaluation.tournament import env_config_from_args
 
@@ -469,7 +576,11 @@ def _cmd_play(args: Any) -> int:
                 scenario = json.load(f)
         except (OSError, json.JSONDecodeError) as exc:
             raise ValueError(f"cannot read the scenario {args.scenario!r}: {exc}") from None
-    play(args.profile, args.opponents, seat=args.seat, seed=args.seed, scenario=scenario, **env_config)
+    seed = args.seed if args.seed is not None else secrets.randbelow(PICKED_SEEDS)
+    game = TerminalGame(args.profile, args.opponents, args.seat, seed, scenario=scenario, **env_config)  # checks first
+    picked = "" if args.seed is not None else " (picked at random: no --seed given)"
+    game.say(f"Seed {seed}{picked}. The same game again: {replay_command(args, seed)}")
+    game.run()
     return 0
 
 
@@ -486,7 +597,9 @@ def add_play_command(sub: Any) -> None:
         help="bot ids for the other seats, in seat order (e.g. heuristic random)",
     )
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    p.add_argument("--seed", type=int, default=0, help="deal seed (default 0)")
+    p.add_argument(
+        "--seed", type=int, default=None, help="deal seed (default: one picked at random, printed at the start)"
+    )
     add_session_length_arguments(p)
     p.add_argument("--scenario", default=None, help="JSON file: start from this position (README 'JSON state')")
     p.set_defaults(func=_cmd_play)

@@ -14,7 +14,9 @@ engine's private state, so it shows exactly what that seat may know:
 
 The viewing seat is the seat whose decision it is (seat 0 once the session is over); set
 ``env.unwrapped.render_seat = p`` to watch the whole game from seat ``p`` (``None`` again: the seat to move).
-``draw_view(view)`` draws any public view (e.g. one kept from an earlier step).
+``draw_view(view)`` draws any public view (e.g. one kept from an earlier step). Every text fits its box: where
+the full wording would not (a seat's ``15 cards, balance -12, first turn to come``, a long score), a shorter one
+is chosen (``fit_text``), and a text that still does not fit ends in ``…`` instead of being cut mid-word.
 
 Drawing uses numpy only, with glyphs rasterised once per process from the DejaVu Sans Mono font that ships with
 matplotlib (a package dependency; its Agg canvas draws the glyph sheet): a frame is a copy of a cached background
@@ -35,7 +37,7 @@ from ..core.cards import JOKER, NUM_RANKS, RANKS, SUIT_SYMBOLS
 #: frame size (width, height): multiples of 16, as video encoders prefer
 WIDTH, HEIGHT = 1024, 720
 #: the characters the glyph sheet holds (anything else is drawn as ``?``)
-CHARSET = "".join(chr(c) for c in range(32, 127)) + SUIT_SYMBOLS + "·>—×"
+CHARSET = "".join(chr(c) for c in range(32, 127)) + SUIT_SYMBOLS + "·>—×…"
 
 FELT = (22, 92, 52)
 PANEL = (16, 70, 40)
@@ -99,9 +101,20 @@ class _Font:
         return len(text) * self.advance
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=8)
 def _font(px: int) -> _Font:
     return _Font(px)
+
+
+def fit_text(max_width: int, *wordings: str, px: int = SMALL) -> str:
+    """The first of ``wordings`` (the fullest first) that is at most ``max_width`` pixels wide in the ``px`` font;
+    when none is, the last one cut to fit with a closing ``…`` (empty if not even that fits)."""
+    font = _font(px)
+    for text in wordings:
+        if font.width(text) <= max_width:
+            return text
+    room = max_width // font.advance
+    return wordings[-1][: room - 1] + "…" if room >= 2 else ""
 
 
 class Canvas:
@@ -139,15 +152,13 @@ class Canvas:
 
     def text(self, x: int, y: int, text: str, color: tuple[int, int, int] = TEXT, px: int = SMALL,
              max_width: int | None = None) -> int:  # fmt: skip
-        """Draw ``text`` with its top-left corner at ``(x, y)`` (cut to ``max_width`` pixels) on the flat colour
-        found at that corner; returns its width."""
+        """Draw ``text`` with its top-left corner at ``(x, y)`` on the flat colour found at that corner; returns its
+        width. Text wider than ``max_width`` pixels is cut with a closing ``…`` (``fit_text``: the frame's own texts
+        choose a wording that fits, so this is a last resort)."""
+        if max_width is not None:
+            text = fit_text(max_width, text, px=px)
         if not text:
             return 0
-        font = _font(px)
-        if max_width is not None and font.width(text) > max_width:
-            text = text[: max(0, max_width // font.advance)]
-            if not text:
-                return 0
         H, W = self.img.shape[:2]
         if not (0 <= x < W and 0 <= y < H):
             return 0
@@ -203,8 +214,9 @@ def _card_tile(kind: int, w: int, h: int, stands_for: str, edge: tuple[int, int,
     line = _font(px).height
     if suit:
         tile.text(3, 2 + line, suit, ink, px)
-    elif stands_for:
-        tile.text(2, 2 + line, stands_for, ink, SMALL, max_width=w - 3)
+    elif stands_for:  # what a joker stands for, in the largest font that fits the card (``10♥`` on a mini card)
+        small = next((p for p in (SMALL, 11, 10, 9) if _font(p).width(stands_for) <= w - 3), 9)
+        tile.text(2, 2 + line, stands_for, ink, small, max_width=w - 3)
     tile.img.flags.writeable = False
     return tile.img
 
@@ -299,7 +311,9 @@ def draw_view(view: Any, winners: list[int] | None = None) -> np.ndarray:
     else:
         g, r = v.contract
         title = f"{v.profile} · {round_text(v.round, v.rounds)} · contract {_plural(g, 'group')} + {_plural(r, 'run')}"
-    cv.text(10, 8, title, GOLD, LARGE)
+    viewing = f"viewing seat P{v.seat}"
+    viewing_x = WIDTH - 10 - sp.width(viewing)
+    cv.text(10, 8, title, GOLD, LARGE, max_width=viewing_x - 20)
     if v.session_over:
         who = ", ".join(f"P{p}" for p in winners) if winners else "-"
         status = f"session over · winner(s) {who}"
@@ -307,8 +321,8 @@ def draw_view(view: Any, winners: list[int] | None = None) -> np.ndarray:
         status = f"turn {v.turn} · dealer P{v.dealer} · decision: P{v.current} ({v.phase})"
         if v.current != v.active:
             status += f" · turn of P{v.active}"
-    cv.text(10, 10 + lp.height, status, TEXT, SMALL)
-    cv.text(WIDTH - 10 - sp.width(f"viewing seat P{v.seat}"), 10, f"viewing seat P{v.seat}", DIM, SMALL)
+    cv.text(10, 10 + lp.height, status, TEXT, SMALL, max_width=WIDTH - 20)
+    cv.text(viewing_x, 10, viewing, DIM, SMALL)
 
     # seat bands
     top, left_w, x_melds, right_x = TOP, LEFT_W, X_MELDS, RIGHT_X
@@ -322,14 +336,19 @@ def draw_view(view: Any, winners: list[int] | None = None) -> np.ndarray:
             cv.frame(6, y, right_x - 14, band - 6, GOLD, 2)
         name = f"P{p}" + (" (viewer)" if p == v.seat else "")
         cv.text(14, y + 5, (">" if active else " ") + name, GOLD if active else TEXT, LARGE)
-        score_word = "balance" if continental else "score"
-        facts = [_plural(v.hand_sizes[p], "card"), f"{score_word} {v.scores[p]}"]
-        if continental:
-            if v.turns_taken[p] == 0 and not v.session_over:
-                facts.append("first turn to come")
+        cards = _plural(v.hand_sizes[p], "card")
+        if continental:  # no melds: the line may run on over the melds column
+            first = v.turns_taken[p] == 0 and not v.session_over
+            more = (", first turn to come", ", first turn next", ", 1st turn next") if first else ("",)
+            wordings = [f"{cards}, balance {v.scores[p]}{m}" for m in more]
+            wordings.append(f"{cards}, bal {v.scores[p]}{more[-1]}")
+            room = right_x - 28
         else:
-            facts.append("opened" if v.opened[p] else "not opened")
-        cv.text(14, y + 8 + lp.height, ", ".join(facts), DIM, SMALL, max_width=left_w - 10)
+            opened = "opened" if v.opened[p] else "not opened"
+            wordings = [f"{cards}, score {v.scores[p]}, {opened}", f"{cards}, {v.scores[p]} pts, {opened}",
+                        f"{cards}, {v.scores[p]} pts, {'down' if v.opened[p] else 'not down'}"]  # fmt: skip
+            room = x_melds - 14 - 8
+        cv.text(14, y + 8 + lp.height, fit_text(room, *wordings), DIM, SMALL, max_width=room)
         # the hand: known cards face up, the rest face down (the viewer's own hand is drawn below)
         yc = y + 12 + lp.height + sp.height
         ch = max(14, min(mini_h, band - (yc - y) - 10))
@@ -367,7 +386,7 @@ def draw_view(view: Any, winners: list[int] | None = None) -> np.ndarray:
         draw_card(cv, x2, top + sp.height + 4, v.discard[-1], 48, 68)
     cv.text(x2, top + sp.height + 76, _plural(len(v.discard), "card"), TEXT, SMALL)
     y = top + sp.height + 100
-    notes = []
+    notes: list[str | tuple[str, ...]] = []  # a tuple: wordings, the fullest first (``fit_text``)
     offered = getattr(v, "offered", -1)
     if offered >= 0:
         notes.append(f"buy window: {_card_text(offered)} offered")
@@ -381,15 +400,16 @@ def draw_view(view: Any, winners: list[int] | None = None) -> np.ndarray:
         notes.append(f"opening: {g}g + {r}r to lay")
     if continental:
         notes.append("wild: every 2 and JK")
-    notes.append("gold edge: publicly known card")
+    notes.append(("gold edge: publicly known card", "gold edge: known card"))
+    room = WIDTH - x - 6
     for note in notes:
-        cv.text(x, y, note, TEXT, SMALL, max_width=WIDTH - x - 6)
+        cv.text(x, y, fit_text(room, *note) if isinstance(note, tuple) else note, TEXT, SMALL, max_width=room)
         y += sp.height + 4
 
     # the viewer's hand
     y = 480
     hand = _kinds(v.hand)
-    cv.text(10, y, f"hand of P{v.seat} ({_plural(len(hand), 'card')})", GOLD, LARGE)
+    cv.text(10, y, f"hand of P{v.seat} ({_plural(len(hand), 'card')})", GOLD, LARGE, max_width=WIDTH - 20)
     cw, chh = 44, 64
     step = _step(len(hand), cw, WIDTH - 20, gap=4)
     x = 10

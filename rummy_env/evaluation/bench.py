@@ -4,6 +4,9 @@
 the action mask, a uniformly random legal action, ``env.step``). ``bench_vector_env``: ``rummy_env.vector.VectorEnv``
 stepped with ``vec.random_actions`` (observations and masks of every table written every step). Both report
 decisions/s, sessions/s, the time shares of their parts and the memory one table takes (``table_memory``).
+
+``rummy bench`` prints each measurement as a row of a readable table (``BENCH_COLUMNS``, ``bench_row``, with
+``bench_legend`` under it), or with ``--json`` the records themselves, one JSON line each.
 """
 
 from __future__ import annotations
@@ -282,4 +285,71 @@ def table_memory(profile: str, num_envs: int | None = None, seed: int = 0, steps
     return out
 
 
-__all__ = ["MEMORY_STEPS", "bench_env", "bench_vector_env", "table_memory"]
+#: the columns of ``rummy bench``'s table: (header, width); the first two are left-aligned
+BENCH_COLUMNS = (("profile", 18), ("layer", 14), ("decisions/s", 11), ("sessions/s", 10), ("memory/table", 12),
+                 ("vs AEC", 6), ("time shares", 0))  # fmt: skip
+#: the time shares each layer reports, in the table's words (the legend spells them out)
+_SHARES = (
+    ("legal_actions_time_share", "legal"),
+    ("mask_time_share", "mask"),
+    ("step_time_share", "step"),
+    ("observation_time_share", "obs"),
+    ("sampling_time_share", "sampling"),
+)
+
+
+def _cells(texts: list[str]) -> str:
+    out = []
+    for k, (text, (_, width)) in enumerate(zip(texts, BENCH_COLUMNS)):
+        out.append(f"{text:<{width}}" if k < 2 or not width else f"{text:>{width}}")
+    return "  ".join(out).rstrip()
+
+
+def bench_header() -> str:
+    """The header line of ``rummy bench``'s table."""
+    return _cells([h for h, _ in BENCH_COLUMNS])
+
+
+def _bytes(n: int | None) -> str:
+    if n is None:
+        return "-"
+    return f"{n / 1024:,.1f} KB" if n < 1024**2 else f"{n / 1024**2:,.2f} MB"
+
+
+def bench_row(res: dict[str, Any]) -> str:
+    """One measurement (a record of ``bench_engine``, ``bench_env`` or ``bench_vector_env``) as a table row."""
+    layer = res["layer"] + (f" ({res['num_envs']})" if "num_envs" in res else "")
+    ratio = res.get("ratio_to_aec")
+    shares = ", ".join(f"{word} {res[key]:.0%}" for key, word in _SHARES if res.get(key) is not None)
+    return _cells([
+        res["profile"], layer, f"{res['decisions_per_second']:,}",
+        f"{res['sessions_per_second']:,.2f}", _bytes(res.get("memory_per_table_bytes")),
+        "-" if ratio is None else f"{ratio:.2f}x", shares or "-",
+    ])  # fmt: skip
+
+
+def bench_legend(seconds: float, impl: str) -> list[str]:
+    """The lines under ``rummy bench``'s table: what the columns mean; ``impl``: the implementation measured."""
+    return [
+        f"each row: random legal play for {seconds:g} s on one core, by wall clock, {impl} implementation "
+        "(rummy_env.implementation()). decisions/s: actions applied, all tables together; sessions/s: sessions "
+        f"finished; memory/table: what one table keeps (tracemalloc, after {MEMORY_STEPS} decisions per table); "
+        "vs AEC: the VectorEnv's decisions/s over the AEC env's of this run (the ratio holds across machines, the "
+        "absolute figures do not); time shares: legal = legal-action listing, mask = action masks, step = "
+        "vec.step, obs = observations, sampling = drawing the random actions.",
+        "layers: engine = the bare rules engine; pettingzoo_aec = the PettingZoo AEC env (last(), mask, step); "
+        "vector (N) = rummy_env.vector.VectorEnv of N tables. docs/benchmarks.md explains every figure; --json "
+        "prints the records.",
+    ]
+
+
+__all__ = [
+    "BENCH_COLUMNS",
+    "MEMORY_STEPS",
+    "bench_env",
+    "bench_header",
+    "bench_legend",
+    "bench_row",
+    "bench_vector_env",
+    "table_memory",
+]

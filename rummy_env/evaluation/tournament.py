@@ -28,7 +28,12 @@ Scores are in the profile's own unit (the registry's ``score_name``): penalties 
 ``contract_gamerules``: lower is better) or payments (``continental``: zero-sum, higher is better). Confidence
 intervals are Student-t 95 % intervals over independent deal sets (sessions when ``duplicate=False``), with the
 cluster (ratio) estimator of the standard error, because the rotations of one deal set and the rounds of one
-session are not independent.
+session are not independent. A penalty is never negative, so the intervals of the mean penalty per round and per
+session are clipped at 0 (``score_floor``; ``results["score_floor"]`` is 0): a few sessions with a large spread
+would otherwise report an impossible ``5.6 [-10.5, 21.8]``, printed ``5.6 [0.0, 21.8]``. Payments (continental) are
+zero-sum and negative for the seats that pay, so their intervals are never clipped (``score_floor`` None). The
+clip is applied to the standings themselves, so the JSON, the CSV files, the table and the chart agree; the
+head-to-head differences (either sign) and the ratings are not clipped.
 
 The plans, the session runner, the worker pool, the redeal and the interval are those of every match
 (``rummy_env.evaluation.match``: ``plan_sessions``, ``MatchRunner`` -- here also ``SessionRunner`` --,
@@ -73,6 +78,21 @@ from .match import torch_threads as _torch_threads
 SessionRunner = MatchRunner
 #: the tournament's confidence interval (``rummy_env.evaluation.match.mean_ci``; this name is kept for callers)
 cluster_mean_ci = mean_ci
+#: score names that are never negative (a penalty counts the cards left in a hand): their intervals stop at 0
+NON_NEGATIVE_SCORES = ("penalty",)
+
+
+def score_floor(profile: str) -> float | None:
+    """The least value the per-round and per-session score of ``profile`` can take: 0 for penalties, None for
+    payments (zero-sum: a seat that pays has a negative score)."""
+    return 0.0 if game(profile).score_name in NON_NEGATIVE_SCORES else None
+
+
+def clip_interval(ci: dict[str, Any], floor: float | None) -> dict[str, Any]:
+    """A ``mean_ci`` interval with its bounds raised to ``floor`` (None: unchanged); the mean is never below it."""
+    if floor is None:
+        return ci
+    return {**ci, **{k: max(ci[k], floor) for k in ("low", "high") if ci[k] is not None}}
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -101,7 +121,7 @@ def check_entrants(profile: str, specs: Sequence[str], num_players: int, env_con
     for spec in specs:
         try:
             bot = bots.load(spec, seed=0)
-        except (ValueError, OSError) as exc:
+        except (ValueError, OSError, ImportError) as exc:
             raise ValueError(f"entrant {spec!r} cannot be loaded: {exc}") from None
         want = getattr(bot, "profile", None)
         if want is not None and want != profile:
@@ -341,19 +361,23 @@ def summarize(
         "duplicate": duplicate,
         "score": g.score_name,
         "higher_is_better": higher,
+        "score_floor": score_floor(profile),
         "sessions": len(records),
         "deal_sets": len({r["deal_set"] if duplicate else r["session"] for r in records}),
         "rounds": sum(len(r["round_scores"]) for r in records),
         "design": _design(tally, labels, n),
         "duplicate_check": _duplicate_check(records, duplicate),
-        "standings": _standings(tally, labels, specs, ratings),
+        "standings": _standings(tally, labels, specs, ratings, score_floor(profile)),
         "head_to_head": _head_to_head(tally, labels),
         "records": list(records),
     }
 
 
-def _standings(tally: _Tally, labels: list[str], specs: Sequence[str], ratings: list[dict[str, float]]) -> list[dict]:
-    """One row per entrant, best first: by rating ordinal, then by mean score per session, then by name."""
+def _standings(
+    tally: _Tally, labels: list[str], specs: Sequence[str], ratings: list[dict[str, float]], floor: float | None
+) -> list[dict]:
+    """One row per entrant, best first: by rating ordinal, then by mean score per session, then by name; the score
+    intervals clipped at ``floor`` (``score_floor``)."""
     standings = []
     for e in range(len(specs)):
         standings.append(
@@ -361,8 +385,8 @@ def _standings(tally: _Tally, labels: list[str], specs: Sequence[str], ratings: 
                 "entrant": labels[e],
                 "spec": specs[e],
                 "rating": ratings[e],
-                "per_round": tally.per_round[e].ci(),
-                "per_session": tally.per_session[e].ci(),
+                "per_round": clip_interval(tally.per_round[e].ci(), floor),
+                "per_session": clip_interval(tally.per_session[e].ci(), floor),
                 "rounds_won": tally.round_wins[e].share(),
                 "sessions_won": tally.session_wins[e].share(),
                 "mean_place": tally.places[e].share(),
@@ -503,7 +527,8 @@ def format_standings(results: dict[str, Any], width: int | None = None) -> str:
     lines = [
         f"{results['profile']}: {results['sessions']} sessions ({results['deal_sets']} deal sets"
         f"{', duplicate deals' if results['duplicate'] else ''}), {results['rounds']} rounds, "
-        f"{results['num_players']} seats, seed {results['seed']}; {unit} per round/session ({better} is better)",
+        f"{results['num_players']} seats, seed {results['seed']}; {unit} per round/session ({better} is better)"
+        + _floor_note(results),
     ]
     full = [r["entrant"] for r in results["standings"]]
     short = short_names(full, NAME_WIDTH)
@@ -555,6 +580,14 @@ def format_standings(results: dict[str, Any], width: int | None = None) -> str:
             f"{t['decisions_per_second']:,.0f} decisions/s"
         )
     return "\n".join(text.rstrip() for text in wrap(lines, width))
+
+
+def _floor_note(results: dict[str, Any]) -> str:
+    """The legend's words on clipped intervals (``score_floor``), or nothing when the score is not clipped."""
+    floor = results.get("score_floor")
+    if floor is None:
+        return ""
+    return f"; 95% CIs clipped at {floor:g}: a {results['score']} is never negative"
 
 
 def _head_to_head_lines(results: dict[str, Any], full: list[str], short: dict[str, str], w: int, width: int) -> list:
@@ -634,10 +667,20 @@ def save_results(results: dict[str, Any], out_dir: str | os.PathLike[str], chart
 
 #: the widest entrant name on the chart's axis (longer ones are abbreviated, their full names under the chart)
 CHART_NAME_WIDTH = 30
+#: resolution of the PNG chart (its axis labels are fitted at it)
+CHART_DPI = 110
 
 
 def plot_results(results: dict[str, Any], path: str | os.PathLike[str]) -> None:
-    """PNG: openskill ratings (mu, 95 % interval, ordinal) and mean score per round with its 95 % CI."""
+    """PNG: openskill ratings (mu, 95 % interval, ordinal) and mean score per round with its 95 % CI
+    (``chart_figure``)."""
+    chart_figure(results).savefig(path, dpi=CHART_DPI)
+
+
+def chart_figure(results: dict[str, Any]) -> Any:
+    """The chart of ``plot_results`` as a matplotlib ``Figure`` (Agg canvas): two panels side by side, entrant names
+    on the shared y axis; each x-axis label is wrapped to the width of its own panel (``_fit_xlabels``), so the two
+    never run into each other however long the names that narrow the panels."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -645,7 +688,7 @@ def plot_results(results: dict[str, Any], path: str | os.PathLike[str]) -> None:
     short = short_names([r["entrant"] for r in rows], CHART_NAME_WIDTH)
     names = [short[r["entrant"]] for r in rows]
     y = np.arange(len(rows))
-    fig = Figure(figsize=(11, 1.9 + 0.55 * len(rows)), layout="constrained")
+    fig = Figure(figsize=(11, 1.9 + 0.55 * len(rows)), dpi=CHART_DPI, layout="constrained")
     FigureCanvasAgg(fig)
     ax1, ax2 = fig.subplots(1, 2, sharey=True)
     mu = np.array([r["rating"]["mu"] for r in rows])
@@ -653,7 +696,6 @@ def plot_results(results: dict[str, Any], path: str | os.PathLike[str]) -> None:
     ax1.errorbar(mu, y, xerr=half, fmt="o", capsize=4, color="tab:blue", label="mu ± 1.96σ")
     ax1.scatter([r["rating"]["ordinal"] for r in rows], y, marker="|", s=200, color="tab:red", label="ordinal")
     ax1.set_yticks(y, names)
-    ax1.set_xlabel("openskill Plackett-Luce rating mu (no unit; a new entrant starts at 25)")
     ax1.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, fontsize="small", frameon=False)
     ax1.grid(axis="x", alpha=0.3)
     means = [r["per_round"]["mean"] for r in rows]
@@ -664,7 +706,7 @@ def plot_results(results: dict[str, Any], path: str | os.PathLike[str]) -> None:
     ax2.errorbar(means, y, xerr=err, fmt="s", capsize=4, color="tab:green")
     better = "higher" if results["higher_is_better"] else "lower"
     per = game(results["profile"]).unit
-    ax2.set_xlabel(f"mean {results['score']} per {per} and seat, points, 95 % CI ({better} is better)")
+    clipped = " clipped at 0" if results.get("score_floor") is not None else ""
     ax2.grid(axis="x", alpha=0.3)
     fig.suptitle(
         f"{results['profile']}: {results['sessions']} sessions, {results['num_players']} seats, seed {results['seed']}"
@@ -672,7 +714,35 @@ def plot_results(results: dict[str, Any], path: str | os.PathLike[str]) -> None:
     renamed = [f"{s} = {n}" for n, s in short.items() if s != n][::-1]
     if renamed:  # the full names of the abbreviated entrants, under the axes
         fig.supxlabel("\n".join(renamed), fontsize="small", ha="left", x=0.01)
-    fig.savefig(path, dpi=110)
+    _fit_xlabels(fig, [
+        (ax1, "openskill Plackett-Luce rating mu (no unit; a new entrant starts at 25)"),
+        (ax2, f"mean {results['score']} per {per} and seat, points, 95 % CI{clipped} ({better} is better)"),
+    ])  # fmt: skip
+    return fig
+
+
+def _fit_xlabels(fig: Any, labels: list[tuple[Any, str]]) -> None:
+    """Set each axes' x label, wrapped at spaces to the width of its own axes (measured on the drawn figure), so
+    that labels of neighbouring panels never overlap; the layout is redrawn until every label fits."""
+    import textwrap
+
+    for ax, text in labels:
+        ax.set_xlabel(text)
+    for _ in range(4):
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        changed = False
+        for ax, text in labels:
+            room = ax.get_window_extent(renderer).width
+            label = ax.xaxis.label
+            if label.get_window_extent(renderer).width <= room:
+                continue
+            chars = max(len(line) for line in label.get_text().splitlines())
+            width = max(8, int(chars * room / label.get_window_extent(renderer).width) - 1)
+            label.set_text("\n".join(textwrap.wrap(text, width, break_long_words=True)))
+            changed = True
+        if not changed:
+            return
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -810,11 +880,14 @@ __all__ = [
     "entrant_labels",
     "format_standings",
     "plan_sessions",
+    "chart_figure",
+    "clip_interval",
     "plot_results",
     "rate_sessions",
     "redeal",
     "resolve_num_players",
     "save_results",
+    "score_floor",
     "summarize",
     "t975",
     "table_design",

@@ -63,13 +63,11 @@ main { display: grid; grid-template-columns: minmax(0, 3fr) minmax(260px, 1fr); 
         border: 1px solid #999; font-weight: 700; font-size: 14px; }
 .card.red { color: var(--red); }
 .card.joker { color: #6a2bb0; }
-.card.joker small { font-weight: 400; font-size: 10px; margin-left: 2px; }
+.card.wild small { font-weight: 400; font-size: 10px; margin-left: 2px; color: #6a2bb0; }
 .card.known { box-shadow: 0 0 0 2px var(--accent); }
 .card.back { background: repeating-linear-gradient(45deg, #2a4d8f, #2a4d8f 4px, #3b62a8 4px, #3b62a8 8px);
              border-color: #1c335f; min-width: 22px; }
 .card.legend { min-width: 0; height: 18px; font-size: 11px; padding: 0 3px; margin: 0 2px; }
-.meld.declared { margin-top: 6px; }
-.meld .gap { width: 10px; }
 .hidden-note { color: var(--dim); font-size: 12px; margin-left: 6px; }
 aside section { background: var(--felt); border-radius: 8px; padding: 8px 10px; margin-bottom: 10px; }
 aside h2 { font-size: 14px; margin: 0 0 6px; }
@@ -136,22 +134,27 @@ function el(tag, cls, text) {
   return e;
 }
 function seatName(s) { return "P" + s + " " + DATA.entrants[s]; }
+function symbols(code) {
+  const s = code.slice(-1);
+  return SUITS[s] ? code.slice(0, -1) + SUITS[s][0] : code;
+}
 function cardEl(code, known) {
   const e = el("span", "card");
-  if (code.startsWith("JK")) {
+  // a wild card on the table carries what it stands for: JK(8C), or continental's wild 2: 2D(JH)
+  const m = code.match(/^([^(]*)\((.*)\)$/);
+  const base = m ? m[1] : code;
+  if (base === "JK") {
     e.classList.add("joker");
     e.textContent = "JK";
-    const m = code.match(/^JK\((.*)\)$/);
-    if (m) {
-      const s = m[1].slice(-1);
-      const label = SUITS[s] ? m[1].slice(0, -1) + SUITS[s][0] : m[1];
-      e.appendChild(el("small", "", label));
-    }
   } else {
-    const suit = code.slice(-1);
+    const suit = base.slice(-1);
     const info = SUITS[suit] || [suit, false];
-    e.textContent = code.slice(0, -1) + info[0];
+    e.textContent = base.slice(0, -1) + info[0];
     if (info[1]) e.classList.add("red");
+  }
+  if (m) {
+    e.classList.add("wild");
+    e.appendChild(el("small", "", symbols(m[2])));
   }
   if (known) e.classList.add("known");
   e.title = code + (known ? " (publicly known)" : "");
@@ -246,20 +249,10 @@ function renderMove(f, i) {
   else if (f.kind === "round_end") {
     const r = DATA.round_results[f.results_done - 1];
     const how = r.winner !== null && r.winner !== undefined ? seatName(r.winner) + " went out" : r.reason;
-    text = moveText(f) + " \u2014 " + DATA.unit + " " + r.round + " over: " + how + " (table before the last move)";
+    text = moveText(f) + " \u2014 " + DATA.unit + " " + r.round + " over: " + how;
   } else if (f.kind === "final") text = "Session over.";
   else text = moveText(f);
   box.textContent = text;
-  const r = f.kind === "round_end" ? DATA.round_results[f.results_done - 1] : null;
-  if (r && r.melds) {  // continental: the hand declared when going out
-    const row = el("div", "meld declared");
-    row.appendChild(el("span", "kind", "hand"));
-    for (const m of r.melds) {
-      for (const c of m) row.appendChild(cardEl(c, false));
-      row.appendChild(el("span", "gap", " "));
-    }
-    box.appendChild(row);
-  }
 }
 
 function renderScores(f) {

@@ -8,11 +8,13 @@ marked ``redealt`` (duplicate deals) -- differ from it only in the hands, the di
 then loaded in its place. At the end the round results and totals must be the logged ones. Anything else is a
 ``GameLogError`` that says which step is wrong and what was expected.
 
-The result (``Replay``) holds one frame per position: the deal of each round, the position after each action
-(the round's last action shows the table before it, with the round's result and the scores after it), and a last
-frame with the final totals. A frame shows every seat's hand (the replay is omniscient; the page can hide them),
-the publicly known cards, the table melds by owner, the discard pile's top card and size, the stock size, the
-scores, the seat to move, the move just made and per-seat counts of the round's buys, pickups and joker swaps.
+The result (``Replay``) holds one frame per position: the deal of each round, the position after each action,
+and a last frame with the final totals. The round's last action shows the table as that action left it, before the
+next deal (``round_end_position``): a hand gone out is empty, its last melds are on the table -- continental's
+declared hand laid out as its runs --, with the round's result and the scores after it. A frame shows every seat's
+hand (the replay is omniscient; the page can hide them), the publicly known cards, the table melds by owner, the
+discard pile's top card and size, the stock size, the scores, the seat to move, the move just made and per-seat
+counts of the round's buys, pickups and joker swaps.
 """
 
 from __future__ import annotations
@@ -203,8 +205,9 @@ def replay(source: Any) -> Replay:
         if done == done_before:
             framer.frame("move", state.to_json(), round_index, move, done)
             continue
-        # the round is over: show the table before its last move, with the result
-        framer.frame("round_end", before, round_index, move, done)["scores"] = list(state.scores)
+        # the round is over: show the table as its last move left it (not the next deal), with the result
+        after = round_end_position(g, rules, before, action, state.round_results[-1])
+        framer.frame("round_end", after, round_index, move, done)["scores"] = list(state.scores)
         if state.is_terminal():
             break
         round_index = done
@@ -236,6 +239,32 @@ def replay(source: Any) -> Replay:
     return Replay(log=log, frames=framer.frames, round_results=results, totals=totals, winners=winners)
 
 
+def round_end_position(g: Any, rules: Any, before: dict[str, Any], action: int, result: dict[str, Any]) -> dict:
+    """The position (JSON state) that ``action``, the last action of a round, leaves on the table before the engine
+    deals the next round: ``before`` (the state it was taken in) loaded as the last round of its session, so the
+    engine plays the action and stops instead of dealing. A winner's declared hand that the engine keeps in hand
+    (continental's go-out: ``result["melds"]``) is laid out on the table as its runs, the hand empty."""
+    js = {**before, "round_results": [], "scores": [0] * len(before["scores"])}
+    if "deals" in js:  # continental: this deal is the last one
+        js["deals"] = js["round"]
+    else:  # the Contract family: this round is the only one
+        js["rounds"], js["round_index"] = [js["round"]], 0
+    try:
+        state = g.load_state(js, rules)
+        state.apply(action)
+    except ValueError:  # a state the loader cannot take as a last round: show the table before the move instead
+        return before
+    after = state.to_json()
+    winner = result.get("winner")
+    if winner is not None and result.get("melds") and after["hands"][winner]:
+        after["hands"] = [[] if p == winner else h for p, h in enumerate(after["hands"])]
+        after["known"] = [[] if p == winner else k for p, k in enumerate(after.get("known") or [])]
+        after["table"] = list(after.get("table", [])) + [
+            {"owner": winner, "kind": "run", "cards": list(run)} for run in result["melds"]
+        ]
+    return after
+
+
 def _next_deal(g: Any, rules: Any, state: Any, logged: dict[str, Any] | None, index: int) -> Any:
     """The state of the next round: the engine's own deal, or the logged redeal in its place (checked)."""
     own = state.to_json()
@@ -264,4 +293,4 @@ def _short(legal: list[int], k: int = 12) -> str:
     return f"[{head}{', ...' if len(legal) > k else ''}] ({len(legal)} in all)"
 
 
-__all__ = ["REDEAL_KEYS", "Replay", "TALLY_KINDS", "replay"]
+__all__ = ["REDEAL_KEYS", "Replay", "TALLY_KINDS", "replay", "round_end_position"]
