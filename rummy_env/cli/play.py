@@ -8,7 +8,7 @@ with the legal moves numbered by their readable descriptions. Seats are named th
 the person, ``P<n> (bot)`` for the others; ``P<n>'s run`` / ``your run`` in move lines) and a joker is ``JK``
 everywhere, with what it stands for noted as ``(JK = 7♥)``.
 
-``rummy play`` starts by naming the seed (without ``--seed`` it picks one) and the command line that plays the same
+``rummy play`` starts by naming the seed (``--seed``, default 0) and the command line that plays the same
 game again. A decision with exactly one legal move (the rest of an opening, a forced discard) is not
 asked: it is played for the person and shown on one line, ``You: only move: <move>``. A buy window (Contract
 Rummy: a declined discard is offered to the other seats in turn) is announced when it opens -- who declined which
@@ -541,10 +541,6 @@ def play(
     return game.run()
 
 
-#: seeds that ``rummy play`` picks when no ``--seed`` is given: short enough to type again
-PICKED_SEEDS = 1_000_000
-
-
 def replay_command(args: Any, seed: int) -> str:
     """The ``rummy play`` command line that deals the same game as ``args`` with ``seed``."""
     import shlex
@@ -564,7 +560,6 @@ def replay_command(args: Any, seed: int) -> str:
 
 def _cmd_play(args: Any) -> int:
     import json
-    import secrets
 
     from ..evaluation.tournament import env_config_from_args
 
@@ -576,10 +571,9 @@ def _cmd_play(args: Any) -> int:
                 scenario = json.load(f)
         except (OSError, json.JSONDecodeError) as exc:
             raise ValueError(f"cannot read the scenario {args.scenario!r}: {exc}") from None
-    seed = args.seed if args.seed is not None else secrets.randbelow(PICKED_SEEDS)
+    seed = args.seed
     game = TerminalGame(args.profile, args.opponents, args.seat, seed, scenario=scenario, **env_config)  # checks first
-    picked = "" if args.seed is not None else " (picked at random: no --seed given)"
-    game.say(f"Seed {seed}{picked}. The same game again: {replay_command(args, seed)}")
+    game.say(f"Seed {seed}. The same game again: {replay_command(args, seed)}")
     game.run()
     return 0
 
@@ -598,7 +592,7 @@ def add_play_command(sub: Any) -> None:
     )
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     p.add_argument(
-        "--seed", type=int, default=None, help="deal seed (default: one picked at random, printed at the start)"
+        "--seed", type=int, default=0, help="deal seed (default 0; printed at the start with the command that replays the game)"
     )
     add_session_length_arguments(p)
     p.add_argument("--scenario", default=None, help="JSON file: start from this position (README 'JSON state')")
