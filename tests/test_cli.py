@@ -222,3 +222,28 @@ def test_bench_vector_reports_the_vector_layer_and_its_ratio(capsys: pytest.Capt
     vec, aec = lines[2], lines[1]
     assert vec["num_envs"] == 2 and vec["decisions"] > 0
     assert vec["ratio_to_aec"] == round(vec["decisions_per_second"] / aec["decisions_per_second"], 2)
+
+
+@pytest.mark.parametrize("command", ["record", "tournament"])
+def test_a_checkpoint_entrant_without_torch_is_one_line_with_the_install_hint(tmp_path: Path, command: str) -> None:
+    """Issue 38: a ``checkpoint:`` entrant that cannot load because torch is missing is one line on stderr (the
+    ImportError's install hint), exit code 2, for ``rummy record`` as for ``rummy tournament``; nothing written."""
+    run = (
+        "import sys; sys.modules['torch'] = None; from rummy_env.cli.commands import main; sys.exit(main(sys.argv[1:]))"
+    )
+    out = tmp_path / ("game.json" if command == "record" else "t")
+    entrants = ["checkpoint:contract", "heuristic"] + (["heuristic"] * 2 if command == "record" else [])
+    argv = [command, "--profile", "contract", "--rounds", "1", "--entrants", *entrants, "--out", str(out)]
+    argv += [] if command == "record" else ["--sessions", "1"]
+    proc = subprocess.run([sys.executable, "-c", run, *argv], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    _one_line_error(proc.stderr, "entrant 'checkpoint:contract' cannot be loaded", "needs torch", "pip install")
+    assert not out.exists()
+
+
+def test_entrant_refusals_are_entrant_errors() -> None:
+    from rummy_env.evaluation.tournament import EntrantError, check_entrants
+
+    assert issubclass(EntrantError, ValueError)
+    with pytest.raises(EntrantError, match="entrant 'wizard' cannot be loaded"):
+        check_entrants("contract", ["random", "wizard"], 4, {})

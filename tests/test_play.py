@@ -129,3 +129,32 @@ def test_the_seed_is_printed_with_the_command_that_replays_the_game(monkeypatch:
     assert rc == 0 and first2 == f"Seed {seed}. The same game again: {command}" and rest2 == rest
     rc, out3, err = _run_cli(["--opponents", "random", "wizard", "random"], "", monkeypatch, capsys)
     assert rc == 2 and out3 == "" and "wizard" in err  # a refusal comes before any seed is printed
+
+
+#: runs the ``rummy`` command as if torch were not installed (``import torch`` raises ImportError)
+WITHOUT_TORCH = (
+    "import sys; sys.modules['torch'] = None; from rummy_env.cli.commands import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def test_a_checkpoint_opponent_without_torch_is_one_line_with_the_install_hint() -> None:
+    """Issue 38: ``rummy play --opponents checkpoint:contract ...`` without torch ended in a traceback; it is one line
+    on stderr naming the opponent, with the ImportError's install hint, exit code 2, before the game starts."""
+    argv = ["play", "--opponents", "checkpoint:contract", "heuristic", "heuristic", "--rounds", "1"]
+    proc = subprocess.run([sys.executable, "-c", WITHOUT_TORCH, *argv], input="", capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == "", (proc.stdout, proc.stderr)
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.startswith("rummy: error: opponent 'checkpoint:contract' cannot be loaded: ")
+    assert "needs torch" in proc.stderr and "pip install" in proc.stderr
+
+
+def test_play_refusals_are_play_errors() -> None:
+    """A game that cannot start raises ``PlayError``, a ``ValueError`` (the CLI prints it on one line, exit 2)."""
+    from rummy_env.cli.play import PlayError, TerminalGame
+
+    assert issubclass(PlayError, ValueError)
+    with pytest.raises(PlayError, match="opponent 'wizard' cannot be loaded"):
+        TerminalGame("contract", ["random", "wizard", "random"], stdin=io.StringIO(""), stdout=io.StringIO())
+    with pytest.raises(PlayError, match="seat 7 does not exist"):
+        TerminalGame("contract", ["random"] * 3, seat=7, stdin=io.StringIO(""), stdout=io.StringIO())

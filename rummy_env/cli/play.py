@@ -64,6 +64,11 @@ class Quit(Exception):
     """The person left the game."""
 
 
+class PlayError(ValueError):
+    """A game ``rummy play`` cannot start: a seat that does not exist, an opponent that cannot be loaded (an unknown
+    id, a bad checkpoint, a checkpoint without torch: the install hint), a scenario file that cannot be read."""
+
+
 def plural(n: int, word: str) -> str:
     """``1 card``, ``2 cards``."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
@@ -120,7 +125,7 @@ class TerminalGame:
         n = len(opponents) + 1
         resolve_num_players(profile, n)
         if not 0 <= seat < n:
-            raise ValueError(f"seat {seat} does not exist: with {len(opponents)} opponent(s) the seats are 0..{n - 1}")
+            raise PlayError(f"seat {seat} does not exist: with {len(opponents)} opponent(s) the seats are 0..{n - 1}")
         self.profile = profile
         self.seat = seat
         self.n = n
@@ -135,8 +140,8 @@ class TerminalGame:
         for i, s in enumerate(others):
             try:
                 self.bots[s] = bots.load(self.specs[s], seed=seed + 1 + i)
-            except (ValueError, OSError) as exc:
-                raise ValueError(f"opponent {self.specs[s]!r} cannot be loaded: {exc}") from None
+            except (ValueError, OSError, ImportError) as exc:  # ImportError: a checkpoint without torch (its hint)
+                raise PlayError(f"opponent {self.specs[s]!r} cannot be loaded: {exc}") from None
         self.env.reset(seed=seed, options={"scenario": scenario} if scenario is not None else None)
         self.raw = self.env.unwrapped
         self.me = self.raw.possible_agents[seat]
@@ -570,7 +575,7 @@ def _cmd_play(args: Any) -> int:
             with open(args.scenario) as f:
                 scenario = json.load(f)
         except (OSError, json.JSONDecodeError) as exc:
-            raise ValueError(f"cannot read the scenario {args.scenario!r}: {exc}") from None
+            raise PlayError(f"cannot read the scenario {args.scenario!r}: {exc}") from None
     seed = args.seed
     game = TerminalGame(args.profile, args.opponents, args.seat, seed, scenario=scenario, **env_config)  # checks first
     game.say(f"Seed {seed}. The same game again: {replay_command(args, seed)}")
@@ -592,11 +597,14 @@ def add_play_command(sub: Any) -> None:
     )
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     p.add_argument(
-        "--seed", type=int, default=0, help="deal seed (default 0; printed at the start with the command that replays the game)"
+        "--seed",
+        type=int,
+        default=0,
+        help="deal seed (default 0; printed at the start with the command that replays the game)",
     )
     add_session_length_arguments(p)
     p.add_argument("--scenario", default=None, help="JSON file: start from this position (README 'JSON state')")
     p.set_defaults(func=_cmd_play)
 
 
-__all__ = ["TerminalGame", "add_play_command", "joker_text", "play", "plural"]
+__all__ = ["PlayError", "TerminalGame", "add_play_command", "joker_text", "play", "plural"]

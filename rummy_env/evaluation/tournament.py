@@ -110,9 +110,15 @@ def entrant_labels(specs: Sequence[str]) -> list[str]:
     return out
 
 
+class EntrantError(ValueError):
+    """An entrant that cannot play: an unknown id, a missing or mismatched checkpoint, a checkpoint without torch
+    (the message carries the install hint), a bot made for another profile or table size."""
+
+
 def check_entrants(profile: str, specs: Sequence[str], num_players: int, env_config: dict[str, Any]) -> None:
-    """Load every entrant and let it make one decision on a fresh table; ``ValueError`` naming the entrant that
-    cannot play (unknown id, missing or mismatched checkpoint, no policy for the profile)."""
+    """Load every entrant and let it make one decision on a fresh table; ``EntrantError`` (a ``ValueError``) naming
+    the entrant that cannot play (unknown id, missing or mismatched checkpoint, torch missing for a checkpoint, no
+    policy for the profile)."""
     import rummy_env
 
     from .. import bots
@@ -122,18 +128,18 @@ def check_entrants(profile: str, specs: Sequence[str], num_players: int, env_con
         try:
             bot = bots.load(spec, seed=0)
         except (ValueError, OSError, ImportError) as exc:
-            raise ValueError(f"entrant {spec!r} cannot be loaded: {exc}") from None
+            raise EntrantError(f"entrant {spec!r} cannot be loaded: {exc}") from None
         want = getattr(bot, "profile", None)
         if want is not None and want != profile:
-            raise ValueError(f"entrant {spec!r} was made for profile {want!r}; this tournament plays {profile!r}")
+            raise EntrantError(f"entrant {spec!r} was made for profile {want!r}; this tournament plays {profile!r}")
         seats = getattr(bot, "num_players", None)
         if seats is not None and seats != num_players:
-            raise ValueError(f"entrant {spec!r} was made for {seats} players; this tournament seats {num_players}")
+            raise EntrantError(f"entrant {spec!r} was made for {seats} players; this tournament seats {num_players}")
         env.reset(seed=0)
         try:
             bot.act(env, env.agent_selection)
         except (ValueError, OSError) as exc:
-            raise ValueError(f"entrant {spec!r} cannot play {profile!r} with {num_players} players: {exc}") from None
+            raise EntrantError(f"entrant {spec!r} cannot play {profile!r} with {num_players} players: {exc}") from None
 
 
 def resolve_num_players(profile: str, num_players: int | None) -> int:
@@ -874,6 +880,7 @@ __all__ = [
     "add_session_length_arguments",
     "env_config_from_args",
     "SessionRunner",
+    "EntrantError",
     "check_entrants",
     "cluster_mean_ci",
     "deal_fingerprint",
