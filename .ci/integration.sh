@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VENV="${INTEGRATION_VENV:-.venv-int}"
-# the tested versions (docs/frameworks.md); gymnasium is the version ray[rllib] 2.60.0 pins
+# the tested versions (docs/guides/frameworks.md); gymnasium is the version ray[rllib] 2.60.0 pins
 PINS=("ray[rllib]==2.60.0" "tianshou==2.0.1" "gymnasium==1.2.2")
 
 t0=$(date +%s)

@@ -1,4 +1,4 @@
-"""Random legal play, one core, ours next to the peers' gin rummy, measured in ONE run: ``docs/benchmarks.md``.
+"""Random legal play, one core, ours next to the peers' gin rummy, measured in ONE run: ``docs/guides/performance.md``.
 
     python benchmarks/compare_gin.py                      # peers from .venv-peers (benchmarks/setup_peers.sh)
     python benchmarks/compare_gin.py --seconds 2 --repeats 3 --only contract_aec,pz_gin

@@ -5,7 +5,7 @@ no environment module (they load on first use) and never torch; it registers the
 registry (``pettingzoo.make("aec", "rummy_env/contract-v0")``, where the installed PettingZoo has one) and with
 Gymnasium (``gymnasium.make("rummy_env/Contract-v0")``: ``rummy_env.wrappers.SingleAgentEnv``).
 ``rummy_env.implementation()`` says whether the engines' hot rules functions run as pure Python or compiled
-(``RUMMY_ENV_IMPL``, docs/performance.md).
+(``RUMMY_ENV_IMPL``, docs/guides/performance.md).
 """
 
 from __future__ import annotations

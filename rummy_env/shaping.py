@@ -21,7 +21,7 @@ Every measure is the profile's own heuristic's (``bots.heuristic.POLICIES``): th
 contract targets ``structure`` / ``final_runs`` (``contract_hand.contract_structure`` / ``final_structure``, the
 ``contract_gamerules`` heuristic's forms of them), counted in whole cards (their ``missing``) with the full shoe as
 the live cards, so the measure is a function of the hand alone and memoised. ``training/ppo.py`` applies it with its
-``shaping`` field (docs/training.md "Learning signal from scratch").
+``shaping`` field (docs/guides/training.md "Learning signal from scratch").
 """
 
 from __future__ import annotations

@@ -142,15 +142,15 @@ def test_single_agent_env_renders_frames() -> None:
 
 
 def test_readme_gif_example_runs(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's "Pictures and video" example writes a GIF of the frames."""
+    """The watching guide's "Pictures and video" example (docs/guides/watching.md) writes a GIF of the frames."""
     import re
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "guides" / "watching.md").read_text(encoding="utf-8")
     section = readme.split("## Pictures and video", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     monkeypatch.chdir(tmp_path)
-    exec(compile(code, "README-gif", "exec"), {})
+    exec(compile(code, "watching-gif", "exec"), {})
     from PIL import Image
 
     with Image.open(tmp_path / "game.gif") as gif:

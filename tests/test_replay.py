@@ -1,4 +1,4 @@
-"""Game logs and the replay (rummy_env.replay, docs/replay.md): a recorded log re-plays through the engine to the
+"""Game logs and the replay (rummy_env.replay, docs/guides/watching.md): a recorded log re-plays through the engine to the
 recorded results, logging does not change the game, bad or foreign logs are refused with a clear error, and
 ``rummy tournament --save-games`` writes one log per session."""
 

@@ -3,7 +3,7 @@ profile and player count, and hidden information -- its action does not change w
 are redealt (while a variant that reads the true hidden cards is caught by the same check).
 
 The searches here are tiny (a few rollouts of a few decisions): the tests check behaviour, not strength; strength and
-decision time are measured by the commands in ``docs/bots.md``.
+decision time are measured by the commands in ``docs/guides/bots.md``.
 """
 
 from __future__ import annotations

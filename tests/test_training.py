@@ -246,7 +246,7 @@ def test_shape_rewards_adds_the_potential_differences(ppo) -> None:
 
 def test_shaping_changes_only_the_learning_rewards_and_telescopes(ppo) -> None:
     """Same seed with and without shaping: the same games and logged returns; the shaped rewards of a finished
-    chain add up (gamma 1) to its unshaped rewards minus coef * phi(first decision) (docs/training.md)."""
+    chain add up (gamma 1) to its unshaped rewards minus coef * phi(first decision) (docs/guides/training.md)."""
     kw = dict(profile="continental", env_config={"deals": 1}, trunk=[16], pool_weights={"current": 1.0}, seed=5,
               gamma=1.0)  # fmt: skip
     plain = ppo.Collector(ppo.Config(**kw), num_envs=2, worker=0)

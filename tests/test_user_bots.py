@@ -1,4 +1,4 @@
-"""A user's own bot: the README's example runs as printed, ``py:MODULE.ATTR`` entrants load in ``bots.load``,
+"""A user's own bot: the bots guide's example (docs/guides/bots.md) runs as printed, ``py:MODULE.ATTR`` entrants load in ``bots.load``,
 ``rummy tournament`` and ``rummy play``, and every way a ``py:`` id can be wrong is a ``BotLoadError`` naming it."""
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def readme_blocks() -> list[tuple[str, str]]:
-    """The fenced code blocks (language, code) of the README section "Your own bot", in order."""
-    text = (ROOT / "README.md").read_text()
-    start = text.index("### Your own bot")
-    end = text.index("\n## ", start)
+    """The fenced code blocks (language, code) of the bots guide's section "Your own bot", in order."""
+    text = (ROOT / "docs" / "guides" / "bots.md").read_text()
+    start = text.index("## Your own bot")
+    end = text.find("\n## ", start + 1)
+    end = len(text) if end < 0 else end
     return re.findall(r"```(\w+)\n(.*?)```", text[start:end], re.S)
 
 

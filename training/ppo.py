@@ -8,7 +8,7 @@
 batched forward pass for all ``current`` seats to move, and fills a ``RolloutBuffer`` with their decisions and each
 seat's own rewards); ``gae`` along each seat's chain of decisions; ``ppo_update`` (PPO-clip on the stored masks'
 legal actions); ``main``. The helpers beside it: ``seats.py``, ``opponent_pool.py``, ``ppo_workers.py``,
-``warm_start.py``, ``resume.py``, ``run_log.py`` (what each holds: docs/training.md).
+``warm_start.py``, ``resume.py``, ``run_log.py`` (what each holds: docs/guides/training.md).
 """
 
 from __future__ import annotations

@@ -241,7 +241,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     sessions/s, mask and observation time shares, memory per table) and, with ``--vector N``, ``VectorEnv`` of N
     tables (``bench_vector_env``: the same figures, the step / observation / sampling time shares, memory per
     table, and ``ratio_to_aec``). Printed as a table row each as it is measured (``bench_row``, the legend under
-    the table), or with ``--json`` as one JSON line each. ``docs/benchmarks.md`` says what each key means."""
+    the table), or with ``--json`` as one JSON line each. ``docs/guides/performance.md`` says what each key means."""
     from ..evaluation.bench import bench_header, bench_legend, bench_row
 
     def show(res: dict[str, Any]) -> None:
@@ -327,14 +327,14 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _add_replay_commands(sub: Any) -> None:
-    """``rummy record`` and ``rummy replay`` (game logs and the web replay, ``docs/replay.md``)."""
+    """``rummy record`` and ``rummy replay`` (game logs and the web replay, ``docs/guides/watching.md``)."""
     from ..evaluation.tournament import add_session_length_arguments
 
     p = sub.add_parser(
         "record",
-        help="play one session of bots and write its game log (JSON; docs/replay.md)",
+        help="play one session of bots and write its game log (JSON; docs/guides/watching.md)",
         description="Play one seeded session, one bot per seat, and write the game log: the dealt states, every "
-        "action with its seat and action_info, the round results and totals (docs/replay.md).",
+        "action with its seat and action_info, the round results and totals (docs/guides/watching.md).",
     )
     p.add_argument("--profile", default="contract", choices=list(PROFILES), help="profile to play (default contract)")
     p.add_argument(
@@ -348,7 +348,7 @@ def _add_replay_commands(sub: Any) -> None:
         "replay",
         help="check a game log by re-playing it through the engine; --html writes a web page that steps through it",
         description="Re-play a game log through the engine (every action checked, the results compared) and, with "
-        "--html, write one self-contained page that steps through the game (docs/replay.md).",
+        "--html, write one self-contained page that steps through the game (docs/guides/watching.md).",
     )
     p.add_argument("log", help="a game log (rummy record, rummy tournament --save-games)")
     p.add_argument("--html", default=None, help="write the replay page to this file (game.html)")

@@ -603,7 +603,7 @@ def add_play_command(sub: Any) -> None:
         help="deal seed (default 0; printed at the start with the command that replays the game)",
     )
     add_session_length_arguments(p)
-    p.add_argument("--scenario", default=None, help="JSON file: start from this position (README 'JSON state')")
+    p.add_argument("--scenario", default=None, help="JSON file: start from this position (docs/guides/engine.md 'JSON state')")
     p.set_defaults(func=_cmd_play)
 
 

@@ -215,7 +215,7 @@ def encode_continental_state(obs: Any, st: Any, seat: int, arr: Any, out: Any) -
     _clear(arr, out)
     # read as attributes, never through ``st.__dict__``: a Continental state's fields are few enough for CPython 3.11
     # to keep them inline, and asking for its ``__dict__`` would make one that deoptimises the engine's every
-    # attribute access (+12 % instructions a decision, measured: docs/performance.md)
+    # attribute access (+12 % instructions a decision, measured: docs/guides/performance.md)
     n, shoe_size, last, turn_cap, highs, phase_index, h, dc, dt, ps, kn, ft, bal, dl, ph, ac, td, tu = obs._fast_consts
     rs = st._round_snap
     if rs is None or rs[0] != st.deal_index or rs[1] != st.dealer:

@@ -343,7 +343,7 @@ class ContinentalState(EngineState):
         return redeal_hidden(self.clone(), seat, rng)
 
     def action_info(self, action: int) -> dict[str, Any]:
-        """Structured description of ``action`` (schema in the README)."""
+        """Structured description of ``action`` (schema: docs/environments/continental.md)."""
         name = self.layout.kind_of(int(action))
         if name == "draw_stock":
             return {"kind": "draw_stock"}

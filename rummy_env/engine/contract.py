@@ -871,7 +871,7 @@ class ContractState(EngineState):
         return redeal_hidden(self.clone(), seat, rng, keep)
 
     def action_info(self, action: int) -> dict[str, Any]:
-        """Structured description of ``action`` for the player to move (schema in the README)."""
+        """Structured description of ``action`` for the player to move (schema: the action tables of docs/environments/)."""
         from .contract_describe import action_info
 
         return action_info(self, action)
@@ -883,7 +883,7 @@ class ContractState(EngineState):
         return describe_action(self, action)
 
     def to_json(self) -> dict[str, Any]:
-        """The state in the scenario format (README "JSON state"); ``load_state`` gives back an identical state."""
+        """The state in the scenario format (docs/guides/engine.md, "JSON state"); ``load_state`` gives back an identical state."""
         from .contract_scenario import dump_scenario
 
         return dump_scenario(self)

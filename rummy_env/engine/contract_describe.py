@@ -1,5 +1,5 @@
 """Descriptions of the Contract family's actions for the player to move: ``action_info`` (the structured form,
-README "action_info") and ``describe_action`` (the readable sentence built from it)."""
+docs/environments/, "Action space") and ``describe_action`` (the readable sentence built from it)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def meld_of_slot(st: ContractState, slot: int) -> tuple[int, int, Meld | None]:
 
 
 def action_info(st: ContractState, action: int) -> dict[str, Any]:
-    """Structured description of ``action`` for the player to move (schema in the README)."""
+    """Structured description of ``action`` for the player to move (schema: the action tables of docs/environments/)."""
     lay = st.layout
     name = lay.kind_of(int(action))
     actor = st.current_player if st.current_player >= 0 else 0

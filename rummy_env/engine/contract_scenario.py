@@ -1,7 +1,7 @@
 """The JSON state of the Contract family both ways: loading a scenario or dump (``ContractState``'s
 ``load_state``) and dumping a state (``ContractState.to_json``).
 
-Every key of the JSON scenario format (README "JSON state") is type- and range-checked, and the position must be one
+Every key of the JSON scenario format (docs/guides/engine.md, "JSON state") is type- and range-checked, and the position must be one
 the rules can reach; a bad scenario raises ``ScenarioError`` naming the key and what is allowed. The steps, in
 order: the session (``_load_session``), the table (``_load_table``), the cards (``common.load_cards``), the turn
 (``_load_turn``), the public knowledge (``common.load_known``), then the whole position (``_check_position``).

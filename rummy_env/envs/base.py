@@ -2,7 +2,7 @@
 
 A profile's env module (``contract_v0``, ...) only supplies how to build its engine state and observer.
 
-Conventions for stock RL clients (README "Conventions for RL clients"):
+Conventions for stock RL clients (docs/guides/engine.md, "Conventions for RL clients"):
 
 * ``env()`` ends the game on an illegal action as PettingZoo's classic envs do (``TerminateIllegalWrapper``: the
   offender gets ``illegal_reward`` = -1, every agent is terminated, a warning is logged); ``raw_env()`` keeps
@@ -46,7 +46,7 @@ ILLEGAL_MODES = ("raise", "terminate")
 RESET_OPTIONS = ("scenario",)
 #: the keys of every ``infos[agent]`` after every ``reset`` and ``step`` (int or bool values)
 INFO_KEYS = ("round", "round_over", "turn_cap", "session_over", "illegal_move")
-#: what ``env.state()`` holds, in order (README "state()")
+#: what ``env.state()`` holds, in order (docs/guides/engine.md, "Conventions for RL clients")
 STATE_DOC = (
     "hands (n, 53): every seat's hand, copies per card kind, absolute seat order; "
     "stock (53,): the stock as counts per kind (not its order); "
@@ -305,8 +305,8 @@ class RummyAECEnv(AECEnv):
             return None
         if not isinstance(options, dict):
             raise EnvArgumentError(
-                f"options={options!r}; allowed: None or a dict with the key 'scenario' (a JSON state, README "
-                "'JSON state'), e.g. reset(seed=0, options={'scenario': env.unwrapped.game_state()})"
+                f"options={options!r}; allowed: None or a dict with the key 'scenario' (a JSON state, "
+                "docs/guides/engine.md), e.g. reset(seed=0, options={'scenario': env.unwrapped.game_state()})"
             )
         unknown = sorted(str(k) for k in options if k not in RESET_OPTIONS)
         if unknown:
@@ -317,7 +317,7 @@ class RummyAECEnv(AECEnv):
         scenario = options.get("scenario")
         if scenario is not None and not isinstance(scenario, dict):
             raise EnvArgumentError(
-                f"options['scenario'] must be a JSON state dict (README 'JSON state'), got {type(scenario).__name__}"
+                f"options['scenario'] must be a JSON state dict (docs/guides/engine.md 'JSON state'), got {type(scenario).__name__}"
             )
         return scenario
 
@@ -517,7 +517,7 @@ class RummyAECEnv(AECEnv):
         return self._described_state().describe_action(int(action))
 
     def action_info(self, action: int) -> dict[str, Any]:
-        """Structured description of ``action`` (schema in the README; before the first ``reset`` as in
+        """Structured description of ``action`` (schema in docs/environments/<profile>.md; before the first ``reset`` as in
         ``describe_action``)."""
         return self._described_state().action_info(int(action))
 

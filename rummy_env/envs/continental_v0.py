@@ -9,7 +9,7 @@ env = continental_v0.env(num_players=4)
 |---|---|
 | Agents | `player_0` .. `player_{n-1}`, `num_players` 4 or 5 |
 | Actions | `Discrete(109)`: `draw_stock` 0, `draw_discard` 1, `discard` 2..54 (card kind), `declare` 55, `discard_declare` 56..108 (card kind) |
-| Observations | `{"observation": Box, "action_mask": Box(int8)}`, bounded, sizes in "Spaces", pieces in the README |
+| Observations | `{"observation": Box, "action_mask": Box(int8)}`, bounded, sizes in "Spaces", pieces in docs/environments/continental.md |
 | Rules | document 004, spec C.1/C.2 (`docs/rules/continental.md`), frozen `ContinentalRules` |
 
 One `step` is one decision: draw (stock or discard top), then discard — "discard X" (the turn passes) or, legal

@@ -45,8 +45,8 @@ H, S; ace = 1), joker = 52.
 ## Observation
 
 A float32 vector from the observer's seat (seats rotated: offset 0 = observer), built from named pieces
-(`env.unwrapped.observation_pieces(agent)` returns them as shaped views); see README "Observation" for the table of
-offsets. Never depends on an opponent's hidden cards or the stock order.
+(`env.unwrapped.observation_pieces(agent)` returns them as shaped views); see docs/environments/contract.md, "Observation", for the table
+of offsets. Never depends on an opponent's hidden cards or the stock order.
 
 ## Rewards
 
@@ -62,7 +62,7 @@ offsets. Never depends on an opponent's hidden cards or the stock order.
 max_cycles=None, illegal_reward=-1.0, **rule_overrides)` (`raw_env` the same with `illegal_action="raise"`):
 `rounds=(1,)` plays a subset of rounds; `max_steps` (decisions) or `max_cycles` (x num_players decisions)
 truncates; rule overrides are fields of `ContractRules` (e.g. `turn_cap=200`, `forbid_rediscard=False`).
-`reset(seed=..., options={"scenario": {...}})` starts from a JSON state (README "JSON state").
+`reset(seed=..., options={"scenario": {...}})` starts from a JSON state (docs/guides/engine.md "JSON state").
 
 ## Conventions for RL clients
 

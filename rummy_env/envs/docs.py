@@ -1,6 +1,6 @@
 """Markdown tables of every environment's action ranges, observation pieces and spaces, generated from the code.
 
-``python -m rummy_env.envs.docs`` prints them; tests check that the README and the env modules' docstrings (their spec
+``python -m rummy_env.envs.docs`` prints them; tests check that the environment pages (docs/environments/) and the env modules' docstrings (their spec
 sheets) hold exactly these tables, so the docs cannot drift from the action layout or the observation encoder.
 """
 

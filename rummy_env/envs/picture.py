@@ -22,7 +22,7 @@ Drawing uses numpy only, with glyphs rasterised once per process from the DejaVu
 matplotlib (a package dependency; its Agg canvas draws the glyph sheet): a frame is a copy of a cached background
 plus alpha-blended glyph strips and filled rectangles, a few milliseconds per frame (``python -m
 rummy_env.envs.picture`` prints the figure for each profile; ``python -m rummy_env.envs.picture FILE.png`` writes
-the README's sample frame).
+the sample frame in docs/guides/watching.md).
 """
 
 from __future__ import annotations

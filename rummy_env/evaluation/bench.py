@@ -1,4 +1,4 @@
-"""Throughput and memory of the environments (``rummy bench``; ``docs/benchmarks.md`` says what each figure means).
+"""Throughput and memory of the environments (``rummy bench``; ``docs/guides/performance.md`` says what each figure means).
 
 ``bench_env``: the PettingZoo AEC env driven the way peer benchmarks drive PettingZoo's classic envs (``env.last()``,
 the action mask, a uniformly random legal action, ``env.step``). ``bench_vector_env``: ``rummy_env.vector.VectorEnv``
@@ -338,7 +338,7 @@ def bench_legend(seconds: float, impl: str) -> list[str]:
         "absolute figures do not); time shares: legal = legal-action listing, mask = action masks, step = "
         "vec.step, obs = observations, sampling = drawing the random actions.",
         "layers: engine = the bare rules engine; pettingzoo_aec = the PettingZoo AEC env (last(), mask, step); "
-        "vector (N) = rummy_env.vector.VectorEnv of N tables. docs/benchmarks.md explains every figure; --json "
+        "vector (N) = rummy_env.vector.VectorEnv of N tables. docs/guides/performance.md explains every figure; --json "
         "prints the records.",
     ]
 

@@ -314,7 +314,7 @@ class MatchRunner:
     ``entrants`` are bot ids (``rummy_env.bots.load``) or zero-argument bot factories; ``num_players`` (None: the
     ``env_config``'s or the profile's default) and ``env_config`` make the env (``illegal_action="raise"`` unless
     given: a bot's illegal action is a bug to report, not a lost game). ``game_logs=True`` adds to every record
-    the session's game log (``game_log``: ``rummy_env.replay``, ``docs/replay.md``)."""
+    the session's game log (``game_log``: ``rummy_env.replay``, ``docs/guides/watching.md``)."""
 
     def __init__(
         self,

@@ -2,7 +2,7 @@
 
 ``tournament(profile, entrants, sessions, seed=0, workers=1)`` plays seeded sessions (one session = one whole game
 of the profile, every round or deal) and returns the results as plain data; ``save_results`` writes them as JSON,
-CSV and a PNG chart; ``format_standings`` prints them. ``rummy tournament`` wraps the three (``docs/tournament.md``).
+CSV and a PNG chart; ``format_standings`` prints them. ``rummy tournament`` wraps the three (``docs/guides/tournaments.md``).
 
 How the sessions are planned (all of it from the seed, so the results do not depend on the number of workers):
 
@@ -175,7 +175,7 @@ def tournament(
     session order, so the results (everything but ``results["timing"]``) depend only on the arguments.
     ``env_config`` goes to ``rummy_env.make`` (``rounds=(1, 2)``; continental ``rounds=2`` deals; rule overrides);
     ``progress`` shows a tqdm bar on stderr when stderr is a terminal. ``save_games``: a folder that receives the
-    game log of every session (``session_0000.json`` ..., ``rummy_env.replay``, ``docs/replay.md``; local backend only).
+    game log of every session (``session_0000.json`` ..., ``rummy_env.replay``, ``docs/guides/watching.md``; local backend only).
     """
     specs = list(entrants)
     n = _check_arguments(profile, specs, workers, num_players, backend, env_config)
@@ -847,14 +847,14 @@ def add_tournament_command(sub: Any) -> None:
         "tournament",
         help="seeded tournament of bots and checkpoints: duplicate deals, rotated seats, CIs, openskill ratings",
         description="Every entrant plays every seat; duplicate deals replay the same shoes with the seating "
-        "rotated; results are the same for a seed whatever the number of workers (docs/tournament.md).",
+        "rotated; results are the same for a seed whatever the number of workers (docs/guides/tournaments.md).",
     )
     p.add_argument("--profile", default="contract", help="profile to play (default contract)")
     p.add_argument(
         "--entrants",
         nargs="+",
         required=True,
-        help="bot ids: random, heuristic, checkpoint:PATH[@sample], py:MODULE.ATTR (your own bot, README 'Your own bot')",
+        help="bot ids: random, heuristic, checkpoint:PATH[@sample], py:MODULE.ATTR (your own bot, docs/guides/bots.md 'Your own bot')",
     )
     p.add_argument("--sessions", type=int, default=100, help="sessions to play, rounded up to whole blocks")
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
@@ -869,7 +869,7 @@ def add_tournament_command(sub: Any) -> None:
         "--save-games",
         default=None,
         metavar="DIR",
-        help="write the game log of every session to DIR/session_NNNN.json (rummy replay; docs/replay.md)",
+        help="write the game log of every session to DIR/session_NNNN.json (rummy replay; docs/guides/watching.md)",
     )
     p.set_defaults(func=_cmd_tournament)
 

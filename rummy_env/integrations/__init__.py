@@ -6,5 +6,5 @@
 | `rummy_env.integrations.ray_backend` | Ray core | `run_matches_ray(fn, tasks)`: match tasks as Ray tasks, results in task order |
 | `rummy_env.integrations.tianshou` | Tianshou 2 | `LearnerSeatAEC` (one learning seat for Tianshou's `PettingZooEnv`), `MaskedQNet`, `export_qnet` |
 
-Install with the extras named in ``docs/frameworks.md`` (the core install has none of these frameworks).
+Install with the extras named in ``docs/guides/frameworks.md`` (the core install has none of these frameworks).
 """

@@ -13,7 +13,7 @@ algo.train()
 | piece | what it does |
 |---|---|
 | `RummyMultiAgentEnv` | RLlib's own ``PettingZooEnv`` around ``rummy_env.make(profile, **env_config)``, with the observation keys renamed ``observation`` -> ``observations`` (and the mask as float32), the layout RLlib's action-masking example expects |
-| `env_creator(profile, **env_config)` | for ``register_env``: the one changed line with which Ray's stock PettingZoo parameter-sharing recipe and its ``ActionMaskingTorchRLModule`` train a rummy table (``docs/frameworks.md``) |
+| `env_creator(profile, **env_config)` | for ``register_env``: the one changed line with which Ray's stock PettingZoo parameter-sharing recipe and its ``ActionMaskingTorchRLModule`` train a rummy table (``docs/guides/frameworks.md``) |
 | `MaskedPPOTorchRLModule` | RLlib's default PPO torch module (MLP encoder, policy and value heads) whose illegal logits are set to ``FLOAT_MIN`` (what RLlib's ``ActionMaskingTorchRLModule`` example computes as ``logits + max(log(mask), FLOAT_MIN)``), so illegal actions have probability zero |
 | `SelfPlayMapping` | agent -> module mapping: the shared trained module ``main`` at every seat, or (share ``1 - self_play_share``) ``main`` at one seat and frozen snapshots at the others |
 | `SelfPlayCallback` | every ``snapshot_every`` iterations copies ``main``'s weights into a frozen opponent module (``main_v1``, ``main_v2``, ... at most ``max_opponents``; the oldest is then overwritten in place) |
@@ -48,7 +48,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError(
         "rummy_env.integrations.rllib needs ray[rllib] and torch: pip install torch==2.13.0 (the CPU build), then "
-        f'pip install -e ".[rllib]" (in a venv of its own: RLlib pins gymnasium; see docs/frameworks.md) -- {exc}'
+        f'pip install -e ".[rllib]" (in a venv of its own: RLlib pins gymnasium; see docs/guides/frameworks.md) -- {exc}'
     ) from exc
 
 import rummy_env

@@ -40,7 +40,7 @@ try:
     from torch import nn
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installation
     raise ModuleNotFoundError(
-        f"rummy_env.integrations.tianshou needs torch ({exc}): pip install torch==2.13.0 (the CPU build, README), "
+        f"rummy_env.integrations.tianshou needs torch ({exc}): pip install torch==2.13.0 (the CPU build), "
         'then pip install -e ".[tianshou]"',
         name=exc.name,
     ) from exc

@@ -40,7 +40,7 @@ Older checkpoints, saved before the fingerprint existed, have no ``layout_finger
 still checked) with one ``CheckpointFormatWarning`` per file, which says how to re-export them
 (``reexport_checkpoint``). When present, the field must be 64 lower-case hex digits and agree with the header copy.
 
-Architecture kinds (``ARCH_KINDS``; docs/training.md, "Networks"): ``masked_mlp`` (``MaskedActorCritic``: one logit
+Architecture kinds (``ARCH_KINDS``; docs/guides/training.md, "Networks"): ``masked_mlp`` (``MaskedActorCritic``: one logit
 row per action id) and ``card_action`` (``CardActionActorCritic``: relational card features and a shared scorer of
 each action's static features, whose ``(num_actions, 75)`` table is the tensor ``action_table`` of the weights
 file). A ``card_action`` architecture also names ``action_features`` (75), ``action_embed`` and the observation
@@ -523,7 +523,7 @@ def load_train_state(path: str | os.PathLike[str], meta: dict[str, Any]) -> dict
 # architecture (no torch: checked before anything is built) ----------------------------------------------------
 def check_architecture(arch: Any) -> None:
     """Raise ``ValueError`` saying what is wrong if ``arch`` is not a valid architecture dict within the limits
-    (kinds: ``ARCH_KINDS``; ``masked_mlp`` and ``card_action``, see docs/training.md)."""
+    (kinds: ``ARCH_KINDS``; ``masked_mlp`` and ``card_action``, see docs/guides/training.md)."""
     if not isinstance(arch, dict):
         raise ValueError(f"architecture must be a dict, got {type(arch).__name__}")
     kind = arch.get("kind")

@@ -1,4 +1,4 @@
-"""Game logs and the web replay (``docs/replay.md``).
+"""Game logs and the web replay (``docs/guides/watching.md``).
 
 * ``record_game(profile, entrants, seed)`` plays one session of bots and returns its game log (``rummy record``);
   ``rummy tournament --save-games DIR`` writes one log per session (``tournament(..., save_games=DIR)``).

@@ -1,4 +1,4 @@
-"""Game logs: one played session as versioned JSON (``docs/replay.md`` documents every key).
+"""Game logs: one played session as versioned JSON (``docs/guides/watching.md`` documents every key).
 
 ``GameRecorder`` is fed by the match runner (``rummy_env.evaluation.match.MatchRunner`` with ``game_logs=True``)
 while a session is played: the state dealt at the start of every round (``env.game_state()``), every action with

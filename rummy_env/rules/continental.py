@@ -44,7 +44,7 @@ class ContinentalRules:
     one_suit_bonus: int = 10
     #: C.1-8: deals in a session per player (each player deals once)
     deals_per_player: int = 1
-    #: engine safety limit: turns per deal before the deal ends as a drawn deal (README, top)
+    #: engine safety limit: turns per deal before the deal ends as a drawn deal (docs/rules/continental.md)
     turn_cap: int = 400
 
     def __post_init__(self) -> None:

@@ -1,6 +1,6 @@
 """Continental going-out check: can a 15-card hand be split into runs of 3+3+3+3+3, 4+4+4+3 or 5+4+3+3?
 
-Rules (README "Profile continental", C.1 items 3-4 and C.2): runs only, each run is >= 3 consecutive positions of
+Rules (docs/rules/continental.md, C.1 items 3-4 and C.2): runs only, each run is >= 3 consecutive positions of
 one suit on positions 1..14 (ace low = 1, 2..13, ace high = 14, no K-A-2 wrap), one card per position, a physical
 card in one run only. All 2s and jokers are wild and take a declared position; a 2 may sit at its own position
 but still counts as a deuce, never as the run's natural. Every run holds >= 1 natural (not a 2, not a joker).

@@ -74,7 +74,7 @@ class ContractRules:
     #: engine limit: end a round as soon as nobody can ever go out (every seat down, no card outside the table fits
     #: any meld), scored like a round without a winner (reason "blocked") instead of cycling to the turn cap
     end_blocked_rounds: bool = True
-    #: engine safety limit: turns per round before the round ends without a winner (README, top)
+    #: engine safety limit: turns per round before the round ends without a winner (docs/rules/contract.md)
     turn_cap: int = 400
 
     def __post_init__(self) -> None:

@@ -1,4 +1,4 @@
-"""Batched environments: ``VectorEnv`` steps many tables of one profile in one call (``docs/vector.md``).
+"""Batched environments: ``VectorEnv`` steps many tables of one profile in one call (``docs/guides/vector.md``).
 
 ```python
 import numpy as np

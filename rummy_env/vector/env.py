@@ -3,7 +3,7 @@
 Every table is an engine state; ``step(actions)`` applies one decision at each table, settles rewards, deals a
 finished table again (auto-reset) and writes every table's next observation and mask into arrays allocated once.
 The games, rewards and seeds are those of the AEC env (``rummy_env.envs.session`` states the shared rules);
-``docs/vector.md`` is the user's page.
+``docs/guides/vector.md`` is the user's page.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def _check_seed(seed: Any, what: str) -> int | None:
 
 
 class VectorEnv:
-    """``num_envs`` tables of ``profile`` stepped together; see ``docs/vector.md``.
+    """``num_envs`` tables of ``profile`` stepped together; see ``docs/guides/vector.md``.
 
     ``VectorEnv(profile, num_envs, seed=None, **env_config)``: ``env_config`` takes the AEC env's keys ``reward``
     (the profile's reward modes), ``rounds`` (session length; continental also the old spelling ``deals``),
