@@ -1,4 +1,4 @@
-"""The layers of README "Architecture" hold: each is checked from the source text, so a change that breaks one
+"""The layers of the architecture (docs/guides/engine.md, "Architecture") hold: each is checked from the source text, so a change that breaks one
 fails here (issue 14: "profile-name strings are compared only in the registry", "the engine imports nothing above
 it", "the env's engine state becomes private")."""
 
@@ -135,3 +135,108 @@ def test_the_engine_state_is_private_and_its_old_name_warns() -> None:
         st = env.state_
     assert st is env._state
     assert env.current_seat == st.current_player and env.scores == tuple(st.scores) and not env.session_over
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# No import circle anywhere in the package (module level)
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _module_level_imports(path: Path, modules: set[str]) -> set[str]:
+    """The package modules ``path`` imports at module level (not inside a function or an ``if TYPE_CHECKING``
+    block): ``from X import name`` counts ``X.name`` when that is a module, else ``X``."""
+    name = _module_name(path)
+    is_pkg = path.name == "__init__.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: set[str] = set()
+
+    def known(dotted: str) -> str | None:
+        while dotted and dotted not in modules:
+            dotted = dotted.rpartition(".")[0]
+        return dotted or None
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                continue
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                continue
+            if isinstance(child, ast.Import):
+                targets = [a.name for a in child.names]
+            elif isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = name.split(".")
+                    base = base if is_pkg else base[:-1]
+                    base = base[: len(base) - (child.level - 1)]
+                    mod = ".".join(base + ([child.module] if child.module else []))
+                else:
+                    mod = child.module or ""
+                targets = [mod] + [f"{mod}.{a.name}" for a in child.names]
+            else:
+                visit(child)
+                continue
+            out.update(t for t in map(known, targets) if t and t != name)
+
+    visit(tree)
+    return out
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the package modules it imports at module level, over every module of ``rummy_env``."""
+    paths = {_module_name(p): p for p in _py_files(PKG)}
+    modules = set(paths)
+    return {m: _module_level_imports(p, modules) for m, p in paths.items()}
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return out
+
+
+def test_the_circle_finder_finds_a_circle() -> None:
+    """The check below can fail: a made-up graph with a circle of three is found, a chain is not."""
+    assert import_circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert import_circles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+
+
+def test_no_import_circle_between_modules_of_the_package() -> None:
+    """Over the whole package, not only the bottom layers: no two modules import each other, directly or through
+    others, at module level."""
+    graph = import_graph()
+    assert len(graph) > 50 and graph["rummy_env.envs.base"], "the graph lost its modules"
+    assert import_circles(graph) == []

@@ -3,7 +3,6 @@ and 5 players, blindness to hidden cards, decisions on scripted hands, and a see
 
 from __future__ import annotations
 
-import importlib.util
 import random
 from functools import partial
 from pathlib import Path
@@ -232,38 +231,15 @@ def test_heuristic_beats_random_by_a_wide_margin():
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# The shipped checkpoint, migrated to the action table of issue 13 (training/migrate_continental_checkpoint.py)
+# The shipped checkpoint
 # ----------------------------------------------------------------------------------------------------------------
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _migration_module():
-    path = ROOT / "training" / "migrate_continental_checkpoint.py"
-    spec = importlib.util.spec_from_file_location("migrate_continental_checkpoint", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_migration_maps_the_policy_rows():
-    torch = pytest.importorskip("torch")
-    mig = _migration_module()
-    gen = torch.Generator().manual_seed(0)
-    w, b = torch.randn(57, 8, generator=gen), torch.randn(57, generator=gen)
-    w2, b2 = mig.map_policy_head(w, b, 7.8)
-    assert w2.shape == (109, 8) and b2.shape == (109,)
-    assert torch.equal(w2[:56], w[:56]) and torch.equal(b2[:56], b[:56])  # draws, discards, first-turn declare
-    assert torch.equal(w2[56:], w[2:55])  # discard X and declare <- discard X
-    assert torch.allclose(b2[56:], b[2:55] + 7.8)
-    with pytest.raises(ValueError, match="57"):
-        mig.map_policy_head(w2, b2, 0.0)
-
-
 @pytest.mark.parametrize("name", ["continental"])
 def test_shipped_checkpoint_loads_and_declares_with_the_discard(name: str):
-    """The shipped checkpoint, and the one shipped before it (``masked_mlp``, migrated from the 57-action table by
-    ``training/migrate_continental_checkpoint.py``), load in the current env and declare with the discard."""
+    """The shipped checkpoint loads in the current env and declares with the discard."""
     pytest.importorskip("torch")
     pytest.importorskip("safetensors")
     from rummy_env.models.checkpoints import load_checkpoint
@@ -271,8 +247,6 @@ def test_shipped_checkpoint_loads_and_declares_with_the_discard(name: str):
     path = ROOT / "checkpoints" / name
     ckpt = load_checkpoint(path, expect_profile="continental", expect_num_players=4)
     assert ckpt.metadata["num_actions"] == 109
-    if "migrated" in name:
-        assert ckpt.metadata["migration"]["from"]["num_actions"] == 57
     env = scenario_env(VALID + ["KD"], ["9D"], phase="act", turn=20)
     bot = bots.load(f"checkpoint:{path}", seed=0)
     action = bot.act(env, env.agent_selection)

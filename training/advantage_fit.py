@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import math
 import re
 import sys
 import time
@@ -42,6 +41,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from rummy_env.evaluation.match import half_width, mean_ci
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -225,15 +226,13 @@ def greedy_gain(
 
 
 def _clustered_ci(x: np.ndarray, cluster: np.ndarray) -> tuple[float, float]:
-    """Mean of ``x`` and the half-width of its 95 % interval with rows clustered by ``cluster``."""
-    ids, inv = np.unique(cluster, return_inverse=True)
+    """Mean of ``x`` and the half-width of its 95 % interval with rows clustered by ``cluster`` (sessions): the
+    package's one interval, ``rummy_env.evaluation.match.mean_ci``, over the clusters' (sum, count)."""
+    _, inv = np.unique(cluster, return_inverse=True)
     sums = np.bincount(inv, weights=x)
     counts = np.bincount(inv)
-    n = len(x)
-    mean = float(x.sum() / n)
-    resid = sums - mean * counts
-    var = float((resid**2).sum()) * len(ids) / max(len(ids) - 1, 1) / n**2
-    return mean, 1.96 * math.sqrt(var)
+    ci = mean_ci(zip(sums.tolist(), counts.tolist(), strict=True))
+    return float(ci["mean"]), half_width(ci)
 
 
 def drop_prior_input(model: Any) -> None:
