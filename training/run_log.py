@@ -133,7 +133,7 @@ def next_steps(cfg: Any, num_players: int, evaluation: dict[str, Any], checkpoin
         lines.append("This run: " + "; ".join(verdicts) + ".")
     lines.append(
         f"What to expect: a few minutes of PPO from scratch (the quick start) beat random by far and stay well behind "
-        f"the heuristic; the shipped checkpoint (checkpoint:{cfg.profile}, trained for hours, docs/guides/training.md) is "
+        f"the heuristic; the shipped checkpoint (checkpoint:{cfg.profile}; how it was made: docs/guides/training.md) is "
         "the strong one."
     )
     lines = wrap(lines)
