@@ -32,9 +32,9 @@ def readme_blocks() -> list[tuple[str, str]]:
 
 @pytest.fixture
 def readme_bot(tmp_path: Path) -> Path:
-    """A folder holding the README's ``mybots.py``, verbatim."""
+    """A folder holding the bots guide's ``mybots.py``, verbatim."""
     blocks = readme_blocks()
-    assert [lang for lang, _ in blocks] == ["python", "bash", "python"], "the README section lost a code block"
+    assert [lang for lang, _ in blocks] == ["python", "bash", "python"], "the bots guide section lost a code block"
     module = blocks[0][1]
     assert module.startswith("# mybots.py")
     (tmp_path / "mybots.py").write_text(module)
@@ -51,7 +51,7 @@ def test_readme_example_runs_verbatim(readme_bot: Path) -> None:
 
 
 def test_readme_tournament_command_with_py_entrant(readme_bot: Path) -> None:
-    # the README's command, run the way the console script runs it: from another folder than the module's, so
+    # the bots guide's command, run the way the console script runs it: from another folder than the module's, so
     # that the current directory is not on sys.path and load() has to find mybots.py there itself
     words = shlex.split(readme_blocks()[1][1].strip())
     assert words[:2] == ["rummy", "tournament"] and "py:mybots.EagerBot" in words
