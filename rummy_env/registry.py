@@ -59,6 +59,10 @@ class Game:
     units: str
     #: ``rummy fuzz`` checks every transition against independent rule oracles (``rummy_env.testing.invariants``)
     fuzz_oracles: bool = False
+    #: the rule-based bots that play this profile (``rummy_env.bots``): ``heuristic`` (its policy is registered in
+    #: ``rummy_env.bots.heuristic.POLICIES``) and ``search`` (it rolls out with it); data here, so that the registry
+    #: imports no bot
+    rule_bots: tuple[str, ...] = ()
     #: rules overrides implied by a player count (B.2-1: five players of ``contract_gamerules`` use 2 decks)
     pack_for_players: dict[int, dict[str, Any]] = field(default_factory=dict, compare=False)
     #: import paths (``module:name``) of the base rules object, engine state class and scenario loader
@@ -146,10 +150,7 @@ class Game:
     def bots(self) -> tuple[str, ...]:
         """Bot ids that play this profile (``rummy_env.bots.load``): ``random``, ``heuristic``, ``search`` (it rolls
         out with the heuristic), ``checkpoint``."""
-        from .bots.heuristic import POLICIES
-
-        rule_bots = ("heuristic", "search") if self.id in POLICIES else ()
-        return ("random",) + rule_bots + ("checkpoint",)
+        return ("random",) + self.rule_bots + ("checkpoint",)
 
     def env_module_obj(self) -> Any:
         """The env module (``rummy_env.contract_v0``)."""
@@ -171,6 +172,7 @@ _CONTRACT_COMMON = dict(
     loader_path="rummy_env.engine.contract:load_state",
     layout_path="rummy_env.engine.contract:layout_for",
     observer_path="rummy_env.encoding.observation:contract_observer",
+    rule_bots=("heuristic", "search"),
 )
 
 GAMES: dict[str, Game] = {
@@ -215,6 +217,7 @@ GAMES: dict[str, Game] = {
             loader_path="rummy_env.engine.continental:load_state",
             layout_path="rummy_env.engine.continental:layout_for",
             observer_path="rummy_env.encoding.observation:continental_observer",
+            rule_bots=("heuristic", "search"),
         ),
     )
 }

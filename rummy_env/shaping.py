@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from .bots import heuristic  # its POLICIES read on each call: a registration made later counts
 from .core.cards import JOKER
 
 __all__ = ["ShapingError", "hand_distance", "potential"]
@@ -55,20 +56,16 @@ def hand_distance(view: Any) -> int:
         return _run_distance(measure.planner(view), view.hand, view.rules.patterns)
     if hasattr(measure, "structure"):
         return _contract_distance(measure, view)
-    from .bots.heuristic import POLICIES
-
     raise ShapingError(
         f"hand_distance() takes a seat's view (PublicView or ContinentalView, e.g. env.public_view(agent)) of a "
-        f"profile with a heuristic; got {type(view).__name__} (profile {profile!r}); profiles: {sorted(POLICIES)}"
+        f"profile with a heuristic; got {type(view).__name__} (profile {profile!r}); profiles: {sorted(heuristic.POLICIES)}"
     )
 
 
 @cache
 def _heuristic(profile: str) -> Any:
     """The profile's heuristic (only its pure, memoised hand measures are used), or None."""
-    from .bots.heuristic import POLICIES
-
-    factory = POLICIES.get(profile)
+    factory = heuristic.POLICIES.get(profile)
     return None if factory is None else factory(np.random.default_rng(0))
 
 

@@ -240,3 +240,36 @@ def test_no_import_circle_between_modules_of_the_package() -> None:
     graph = import_graph()
     assert len(graph) > 50 and graph["rummy_env.envs.base"], "the graph lost its modules"
     assert import_circles(graph) == []
+
+
+def _imports_inside_functions(path: Path) -> list[tuple[int, str]]:
+    """(line, source) of every import of a rummy_env module (relative or absolute) inside a function of ``path``."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    out = []
+    for fn in ast.walk(ast.parse(text)):
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for node in ast.walk(fn):
+            internal = (isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("rummy_env")))
+            internal |= isinstance(node, ast.Import) and any(a.name.startswith("rummy_env") for a in node.names)
+            if internal:
+                out.append((node.lineno, lines[node.lineno - 1].strip()))
+    return out
+
+
+def test_internal_imports_inside_functions_are_only_optional_dependencies() -> None:
+    """An import of one of the package's own modules inside a function hides an import circle, unless it pulls an
+    optional dependency (torch, ray, ...): then its line says so (``# optional dependency: torch``)."""
+    bad = {}
+    for path in _py_files(PKG):
+        hidden = [f"{n}: {src}" for n, src in _imports_inside_functions(path) if "optional dependency:" not in src]
+        if hidden:
+            bad[str(path.relative_to(ROOT))] = hidden
+    assert not bad, f"imports inside functions that are not optional dependencies: {bad}"
+
+
+def test_the_hidden_import_finder_finds_one(tmp_path: Path) -> None:
+    sample = tmp_path / "m.py"
+    sample.write_text("def f():\n    from .x import y\n    import rummy_env.z  # optional dependency: torch\n    import os\n")
+    assert [n for n, _ in _imports_inside_functions(sample)] == [2, 3]

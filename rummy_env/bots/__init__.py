@@ -25,6 +25,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
+from . import checkpoint_bot
+from .checkpoint_bot import checkpoint_factory
+from .heuristic import HeuristicBot, HeuristicStyleError
+from .random_bot import RandomBot
+from .search import search_factory
 from .view import PublicView, public_view
 
 
@@ -166,20 +171,16 @@ def _no_arg(name: str, cls: Callable[[int | None], Bot]) -> BotFactory:
 
 
 def _register_builtins() -> None:
-    from .random_bot import RandomBot
-
     register("random", _no_arg("random", RandomBot))
     register("heuristic", _heuristic)
-    register("checkpoint", _checkpoint)
-    from .search import search_factory  # "search" / "search:N" (N rollouts a decision)
-    register("search", search_factory)
+    register("checkpoint", checkpoint_factory)  # loads torch only when a network is loaded
+    register("search", search_factory)  # "search" / "search:N" (N rollouts a decision)
+    checkpoint_bot.set_bot_loader(load)  # the prior bot of a ``card_prior`` network
 
 
 def _heuristic(arg: str | None, seed: int | None) -> Bot:
     """``heuristic`` or ``heuristic:FIELD=VALUE,...``: the heuristic with fields of its style replaced
     (``rummy_env.bots.heuristic``; e.g. ``heuristic:penalty_weight=0.4``)."""
-    from .heuristic import HeuristicBot, HeuristicStyleError
-
     if arg is None:
         return HeuristicBot(seed)
     style: dict[str, float] = {}
@@ -198,13 +199,6 @@ def _heuristic(arg: str | None, seed: int | None) -> Bot:
         return HeuristicBot(seed, style=style)
     except HeuristicStyleError as exc:
         raise BotLoadError(f"bot id 'heuristic:{arg}': {exc}") from None
-
-
-def _checkpoint(arg: str | None, seed: int | None) -> Bot:
-    # imported on use: loading a network needs torch, which importing the bots must not
-    from .checkpoint_bot import checkpoint_factory
-
-    return checkpoint_factory(arg, seed)
 
 
 _register_builtins()

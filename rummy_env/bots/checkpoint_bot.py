@@ -14,9 +14,23 @@ from __future__ import annotations
 import copy
 import os
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from ..models.checkpoints import load_checkpoint
+from .view import public_view
+
+#: how a ``card_prior`` network's prior bot id becomes a bot: ``rummy_env.bots.load``, which the package sets
+#: (``set_bot_loader``) when it imports this module, so that this module need not import the package back
+_load_bot: Callable[..., Any] | None = None
+
+
+def set_bot_loader(load: Callable[..., Any]) -> None:
+    """Use ``load(bot_id, seed=...)`` for the prior bots of ``card_prior`` networks (``rummy_env.bots`` sets it)."""
+    global _load_bot
+    _load_bot = load
 
 
 class PolicyBot:
@@ -43,9 +57,9 @@ class PolicyBot:
         prior = model.arch.get("prior")
         self.prior_bot = None
         if prior is not None:
-            from . import load
-
-            self.prior_bot = load(prior, seed=seed)
+            if _load_bot is None:  # pragma: no cover - the package sets it before this module can be used
+                raise RuntimeError("rummy_env.bots did not set the bot loader (set_bot_loader)")
+            self.prior_bot = _load_bot(prior, seed=seed)
         # a card_prior_measures network also reads the prior bot's measures of every legal action
         self._measures = tuple(model.arch.get("prior_measures", ()))
         self._columns: np.ndarray | None = None  # the bot's measure columns the network reads, by name
@@ -111,8 +125,6 @@ class PolicyBot:
         prior = None if self.prior_bot is None else np.array([self.prior_bot.act(env, agent)], dtype=np.int64)
         measures = None
         if self._measures:
-            from .view import public_view
-
             measures = self.prior_bot.action_measures(public_view(env, agent))[None]
             if self._columns is not None:
                 measures = measures[..., self._columns]
@@ -133,8 +145,6 @@ class CheckpointBot(PolicyBot):
         expect_profile: str | None = None,
         expect_num_players: int | None = None,
     ):
-        from ..models.checkpoints import load_checkpoint
-
         ckpt = load_checkpoint(path, expect_profile=expect_profile, expect_num_players=expect_num_players)
         self.checkpoint = ckpt
         self.metadata = ckpt.metadata
@@ -161,4 +171,4 @@ def checkpoint_factory(arg: str | None, seed: int | None) -> CheckpointBot:
     return CheckpointBot(path, seed=seed, greedy=mode == "greedy")
 
 
-__all__ = ["CheckpointBot", "PolicyBot", "checkpoint_factory"]
+__all__ = ["CheckpointBot", "PolicyBot", "checkpoint_factory", "set_bot_loader"]

@@ -20,6 +20,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .heuristic_continental import ContinentalHeuristic, ContinentalStyle
+from .heuristic_contract import ContractHeuristic, ContractStyle
+from .heuristic_gamerules import GamerulesHeuristic
 from .view import PublicView, public_view
 
 
@@ -41,20 +44,14 @@ def register_heuristic(profile: str, factory: PolicyFactory) -> None:
 
 
 def _contract_policy(rng: np.random.Generator) -> Policy:
-    from .heuristic_contract import ContractHeuristic
-
     return ContractHeuristic(rng)
 
 
 def _continental_policy(rng: np.random.Generator) -> Policy:
-    from .heuristic_continental import ContinentalHeuristic
-
     return ContinentalHeuristic(rng)
 
 
 def _gamerules_policy(rng: np.random.Generator) -> Policy:
-    from .heuristic_gamerules import GamerulesHeuristic
-
     return GamerulesHeuristic(rng)
 
 
@@ -71,9 +68,6 @@ class HeuristicStyleError(ValueError):
 def style_fields() -> dict[str, tuple[str, ...]]:
     """The fields a ``style`` may set, per style class (``ContractStyle``: the contract profiles;
     ``ContinentalStyle``: continental)."""
-    from .heuristic_continental import ContinentalStyle
-    from .heuristic_contract import ContractStyle
-
     return {c.__name__: tuple(f.name for f in dataclasses.fields(c)) for c in (ContractStyle, ContinentalStyle)}
 
 

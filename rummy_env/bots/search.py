@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from ..registry import game
 from .heuristic import POLICIES
 from .view import public_view
 
@@ -157,8 +158,6 @@ class SearchBot:
     def _game(self, profile: str) -> Any:
         g = self._games.get(profile)
         if g is None:
-            from ..registry import game
-
             g = self._games[profile] = game(profile)
         return g
 

@@ -3,8 +3,8 @@
 
 A usage error (an unknown profile, a count or duration out of range, an output path that cannot be written) is one
 line on stderr naming the flag and the allowed values, exit code 2, before any work is done. The argument types
-below (``count``, ``positive_seconds``) and ``output_problem`` are shared with ``rummy_env.evaluation.bots_eval`` and the
-training scripts.
+(``count``, ``positive_seconds``) and ``output_problem`` live in ``rummy_env.evaluation.arguments`` (re-exported here),
+shared with ``rummy_env.evaluation.bots_eval``, the tournament and the training scripts.
 """
 
 from __future__ import annotations
@@ -12,86 +12,32 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import random
 import sys
 import time
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from ..core._impl import implementation
 from ..engine import new_state
+from ..evaluation.arguments import ArgumentParser, count, output_problem, positive_seconds  # noqa: F401 - re-exported
+from ..evaluation.bench import bench_env, bench_header, bench_legend, bench_row, bench_vector_env
+from ..evaluation.tournament import env_config_from_args
 from ..registry import game
+from ..replay import record_game, replay, save_log, write_html
 from ..rules import PROFILES
+from ..testing.fuzz import fuzz
+from .play import add_play_command
+from .terminal import progress_bar, wrap
+from .tournament import add_session_length_arguments, add_tournament_command
 
 ENGINE_PROFILES = ("contract",)
 
 
-class ArgumentParser(argparse.ArgumentParser):
-    """``argparse.ArgumentParser`` whose usage errors are one line (``PROG: error: ...``), exit code 2."""
-
-    def error(self, message: str) -> Any:
-        """Print ``message`` on one line and exit with code 2."""
-        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
-
-
-def count(low: int = 1) -> Callable[[str], int]:
-    """An argparse type: an integer >= ``low``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text!r}")
-        return value
-
-    parse.__name__ = f"integer >= {low}"
-    return parse
-
-
-def positive_seconds(text: str) -> float:
-    """An argparse type: a finite number of seconds > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
-    return value
-
-
-def output_problem(path: str | os.PathLike[str], folder: bool = True) -> str | None:
-    """Why ``path`` cannot be written -- as a folder, or as a file when ``folder`` is false -- or None.
-
-    Nothing is created: an existing ``path`` must be of the right kind, and the nearest existing ancestor must be
-    a folder we may write in."""
-    p = Path(path)
-    if not str(path):
-        return "is empty"
-    if folder and p.exists() and not p.is_dir():
-        return "exists and is not a folder"
-    if not folder and p.is_dir():
-        return "is a folder; expected a file name"
-    parent = p if folder else p.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    if not parent.is_dir():
-        return f"cannot be created: {str(parent)!r} is not a folder"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"cannot be created: no permission to write in {str(parent)!r}"
-    return None
-
-
 def _finished_profiles() -> list[str]:
-    from .. import engine
-
     out = []
     for name in PROFILES:
         try:
-            engine.new_state(name, seed=0)
+            new_state(name, seed=0)
         except ValueError:
             continue
         out.append(name)
@@ -159,8 +105,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _run_report(res: dict[str, Any]) -> list[str]:
     """The lines ``rummy run`` prints for one profile's ``play_random_sessions`` results: the table, its legend and
     a note on the rounds (deals) that ended at the engine's turn cap."""
-    from .terminal import wrap
-
     profile, n = res["profile"], len(res["wins_per_seat"])
     g = game(profile)
     what = "penalty" if g.lower_is_better else "balance"
@@ -242,8 +186,6 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     tables (``bench_vector_env``: the same figures, the step / observation / sampling time shares, memory per
     table, and ``ratio_to_aec``). Printed as a table row each as it is measured (``bench_row``, the legend under
     the table), or with ``--json`` as one JSON line each. ``docs/guides/performance.md`` says what each key means."""
-    from ..evaluation.bench import bench_header, bench_legend, bench_row
-
     def show(res: dict[str, Any]) -> None:
         print(json.dumps(res) if args.json else bench_row(res), flush=True)
 
@@ -253,30 +195,19 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     for profile in profiles:
         show(bench_engine(profile, args.seconds, args.seed))
         if not args.engine_only:
-            try:
-                from ..evaluation.bench import bench_env
-            except ImportError:
-                continue
             env_res = bench_env(profile, args.seconds, args.seed)
             show(env_res)
             if args.vector:
-                from ..evaluation.bench import bench_vector_env
-
                 vec = bench_vector_env(profile, num_envs=args.vector, seconds=args.seconds, seed=args.seed)
                 # the ratio of two layers measured in the same run holds across machines; the absolute figures do not
                 vec["ratio_to_aec"] = round(vec["decisions_per_second"] / max(env_res["decisions_per_second"], 1), 2)
                 show(vec)
     if not args.json:
-        from .terminal import wrap
-
         print("\n".join(wrap(bench_legend(args.seconds, implementation()))))
     return 0
 
 
 def _cmd_fuzz(args: argparse.Namespace) -> int:
-    from ..testing.fuzz import fuzz
-    from .terminal import progress_bar
-
     bar = progress_bar(args.decisions, desc=f"fuzz {args.profile}", unit="decision", enabled=not args.quiet)
     try:
         res = fuzz(profile=args.profile, decisions=args.decisions, seed=args.seed, progress=bar.update)
@@ -293,9 +224,6 @@ def _count(k: int, profile: str) -> str:
 
 
 def _cmd_record(args: argparse.Namespace) -> int:
-    from ..evaluation.tournament import env_config_from_args
-    from ..replay import record_game, save_log
-
     problem = output_problem(args.out, folder=False)
     if problem:
         raise ValueError(f"--out {args.out!r} {problem}; the game log is one file (game.json)")
@@ -310,8 +238,6 @@ def _cmd_record(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from ..replay import replay, write_html
-
     if args.html:
         problem = output_problem(args.html, folder=False)
         if problem:
@@ -328,8 +254,6 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 def _add_replay_commands(sub: Any) -> None:
     """``rummy record`` and ``rummy replay`` (game logs and the web replay, ``docs/guides/watching.md``)."""
-    from ..evaluation.tournament import add_session_length_arguments
-
     p = sub.add_parser(
         "record",
         help="play one session of bots and write its game log (JSON; docs/guides/watching.md)",
@@ -391,9 +315,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=count(0), default=0)
     p.add_argument("--quiet", action="store_true", help="no progress bar (it is drawn only on a terminal anyway)")
     p.set_defaults(func=_cmd_fuzz)
-    from ..evaluation.tournament import add_tournament_command
-    from .play import add_play_command
-
     add_tournament_command(sub)
     add_play_command(sub)
     _add_replay_commands(sub)

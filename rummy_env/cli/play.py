@@ -29,14 +29,23 @@ of its penalties (or payments) and the running totals.
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
 import numpy as np
 
+import rummy_env
+
+from .. import bots
 from ..core.cards import SUIT_SYMBOLS, SUITS, card_str, parse_card
+from ..envs.picture import round_text
+from ..evaluation.tournament import env_config_from_args, resolve_num_players
+from ..registry import game
+from .tournament import add_session_length_arguments
 
 #: words accepted for the action kinds that need no card
 KIND_WORDS = {
@@ -117,11 +126,6 @@ class TerminalGame:
         scenario: dict[str, Any] | None = None,
         **env_config: Any,
     ):
-        import rummy_env
-
-        from .. import bots
-        from ..evaluation.tournament import resolve_num_players
-
         n = len(opponents) + 1
         resolve_num_players(profile, n)
         if not 0 <= seat < n:
@@ -210,8 +214,6 @@ class TerminalGame:
         if hasattr(view, "num_deals"):
             return f"Deal {view.round} of {view.num_deals}, P{view.dealer} deals"
         g, r = view.contract
-        from ..envs.picture import round_text
-
         title = round_text(view.round, view.rounds)
         return f"{title[0].upper()}{title[1:]}: contract {contract_text(g, r)}, P{view.dealer} deals"
 
@@ -461,8 +463,6 @@ class TerminalGame:
 
     def print_scores(self) -> None:
         """The totals of the finished rounds (deals)."""
-        from ..registry import game
-
         results = self.raw.round_results
         unit = game(self.profile).unit  # "round" or "deal"
         scores = self.raw.scores
@@ -548,8 +548,6 @@ def play(
 
 def replay_command(args: Any, seed: int) -> str:
     """The ``rummy play`` command line that deals the same game as ``args`` with ``seed``."""
-    import shlex
-
     words = ["rummy", "play", "--profile", args.profile, "--opponents", *args.opponents]
     if args.seat:
         words += ["--seat", str(args.seat)]
@@ -564,10 +562,6 @@ def replay_command(args: Any, seed: int) -> str:
 
 
 def _cmd_play(args: Any) -> int:
-    import json
-
-    from ..evaluation.tournament import env_config_from_args
-
     env_config = env_config_from_args(args.profile, args.rounds, args.deals)
     scenario = None
     if args.scenario:
@@ -585,8 +579,6 @@ def _cmd_play(args: Any) -> int:
 
 def add_play_command(sub: Any) -> None:
     """Add ``rummy play`` to the ``rummy`` sub-command parser ``sub``."""
-    from ..evaluation.tournament import add_session_length_arguments
-
     p = sub.add_parser("play", help="play a session in the terminal against bots")
     p.add_argument("--profile", default="contract", help="profile to play (default contract)")
     p.add_argument(

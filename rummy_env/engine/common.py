@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -197,7 +198,7 @@ class EngineState:
     def public_view(self, seat: int) -> Any:
         """Everything ``seat`` may know, as a typed frozen view (``rummy_env.engine.view``: a ``PublicView`` or a
         ``ContinentalView``); ``ViewSeatError`` (a ``ValueError``) for a seat the table does not have."""
-        return _public_view_of(self, seat)
+        return public_view_of(self, seat)
 
     def legal_action_infos(self) -> list[tuple[int, dict[str, Any]]]:
         """(id, action_info) of every legal action."""
@@ -216,14 +217,37 @@ class EngineState:
         )
 
 
-def _public_view_of(state: Any, seat: int) -> Any:
-    """``rummy_env.engine.view.public_view_of``, imported on first use (the view module imports the engines); the
-    import then replaces this function, so later calls go straight to the builder."""
-    global _public_view_of
-    from .view import public_view_of
+#: the view builder of each engine class: each engine module registers its own (``register_view``) when it is
+#: imported, so this base module knows none of its subclasses (``rummy_env.engine.view`` re-exports these names)
+ENGINE_VIEWS: dict[type, Callable[[Any, int], Any]] = {}
 
-    _public_view_of = public_view_of
-    return public_view_of(state, seat)
+
+def register_view(engine: type, builder: Callable[[Any, int], Any]) -> None:
+    """Make ``state.public_view(seat)`` of ``engine`` states (and its subclasses) return ``builder(state, seat)``."""
+    ENGINE_VIEWS[engine] = builder
+
+
+def view_builder(state: Any) -> Callable[[Any, int], Any]:
+    """The function ``builder(state, seat)`` that makes ``state``'s views (its engine class's, ``register_view``);
+    ``TypeError`` for an engine without one. Callers that make many views (the envs) look it up once."""
+    builder = ENGINE_VIEWS.get(type(state))
+    if builder is None:
+        for cls in type(state).__mro__[1:]:
+            builder = ENGINE_VIEWS.get(cls)
+            if builder is not None:
+                ENGINE_VIEWS[type(state)] = builder
+                break
+        else:
+            raise TypeError(f"no public view for engine {type(state).__name__}; register one with register_view")
+    return builder
+
+
+def public_view_of(state: Any, seat: int) -> Any:
+    """The view of ``seat`` in ``state`` (what ``state.public_view(seat)`` returns)."""
+    builder = ENGINE_VIEWS.get(type(state))
+    if builder is None:
+        builder = view_builder(state)
+    return builder(state, seat)
 
 
 _MISSING = object()

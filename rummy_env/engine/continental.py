@@ -43,10 +43,12 @@ from .common import (
     load_scores,
     make_rng,
     redeal_hidden,
+    register_view,
     rng_from_json,
     rng_to_json,
     shuffled,
 )
+from .view import continental_view
 
 DRAW = "draw"
 ACT = "act"
@@ -512,6 +514,9 @@ def load_state(data: dict[str, Any], rules: ContinentalRules, seed: int | None =
             if st.hand_size[p] != want:
                 raise ScenarioError(f"hands[{p}] holds {st.hand_size[p]} cards; phase '{phase}' needs {want}")
     return st
+
+
+register_view(ContinentalState, continental_view)  # ``state.public_view(seat)``, ``engine.view.view_builder``
 
 
 __all__ = ["ContinentalState", "ContinentalLayout", "LAYOUT", "layout_for", "load_state", "PHASES"]

@@ -66,15 +66,12 @@ from ..rules.contract_opening import (
     rest_ok,
 )
 from .actions import ActionLayout
-from .common import EngineState, copy_rng, copy_round_results, make_rng, redeal_hidden, shuffled
-
-DRAW = "draw"
-BUY = "buy"
-ACT = "act"
-OPENING = "opening"
-PLACE_JOKER = "place_joker"
-GAME_OVER = "game_over"
-PHASES = (DRAW, BUY, ACT, OPENING, PLACE_JOKER, GAME_OVER)
+from .common import EngineState, copy_rng, copy_round_results, make_rng, redeal_hidden, register_view, shuffled
+from .contract_describe import action_info as _action_info
+from .contract_describe import describe_action as _describe_action
+from .contract_phases import ACT, BUY, DRAW, END_REASONS, GAME_OVER, OPENING, PHASES, PLACE_JOKER
+from .contract_scenario import dump_scenario, load_scenario
+from .view import contract_view
 
 _LAYOUTS: dict[tuple[ContractRules, int], ActionLayout] = {}
 
@@ -872,20 +869,14 @@ class ContractState(EngineState):
 
     def action_info(self, action: int) -> dict[str, Any]:
         """Structured description of ``action`` for the player to move (schema: the action tables of docs/environments/)."""
-        from .contract_describe import action_info
-
-        return action_info(self, action)
+        return _action_info(self, action)
 
     def describe_action(self, action: int) -> str:
         """Readable description, e.g. ``buy Q♥ (+ penalty card)`` or ``lay off 8♥ on seat 2's run 5♥–7♥ (high end)``."""
-        from .contract_describe import describe_action
-
-        return describe_action(self, action)
+        return _describe_action(self, action)
 
     def to_json(self) -> dict[str, Any]:
         """The state in the scenario format (docs/guides/engine.md, "JSON state"); ``load_state`` gives back an identical state."""
-        from .contract_scenario import dump_scenario
-
         return dump_scenario(self)
 
     def check_invariants(self) -> None:
@@ -968,16 +959,21 @@ def _check_rounds(rules: ContractRules, rounds: Any) -> tuple[int, ...]:
     return out
 
 
-#: why a round ended (``round_results[i].reason``)
-END_REASONS = ("out", "exhausted", "turn_cap", "blocked")
-
-
 def load_state(data: dict[str, Any], rules: ContractRules, seed: int | None = None) -> ContractState:
     """Build a state from the JSON scenario format (``rummy_env.engine.contract_scenario.load_scenario``: every
     key checked, the position one the rules can reach); omitted piles are shuffled from the unplaced cards."""
-    from .contract_scenario import load_scenario
+    return load_scenario(data, rules, seed, blank=_blank_state)
 
-    return load_scenario(data, rules, seed)
+
+def _blank_state(rules: ContractRules) -> ContractState:
+    """An uninitialised state of ``rules`` with its action table, for ``load_scenario`` to fill."""
+    st = ContractState.__new__(ContractState)
+    st.rules = rules
+    st.layout = layout_for(rules)
+    return st
+
+
+register_view(ContractState, contract_view)  # ``state.public_view(seat)``, ``engine.view.view_builder``
 
 
 __all__ = [
@@ -991,6 +987,7 @@ __all__ = [
     "OPENING",
     "PLACE_JOKER",
     "GAME_OVER",
+    "END_REASONS",
     "RANKS",
     "SUITS",
     "SUIT_SYMBOLS",

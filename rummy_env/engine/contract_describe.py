@@ -3,12 +3,15 @@ docs/environments/, "Action space") and ``describe_action`` (the readable senten
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.cards import card_str
 from ..core.melds import GROUP, Meld, pos_kind
 from .common import _sym_s
-from .contract import ACT, ContractState
+from .contract_phases import ACT
+
+if TYPE_CHECKING:
+    from .contract import ContractState
 
 
 def meld_of_slot(st: ContractState, slot: int) -> tuple[int, int, Meld | None]:

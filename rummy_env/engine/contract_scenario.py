@@ -10,7 +10,7 @@ order: the session (``_load_session``), the table (``_load_table``), the cards (
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.cards import JOKER, NUM_KINDS, Shoe, card_str
 from ..core.melds import GROUP, RUN, parse_meld
@@ -32,18 +32,12 @@ from .common import (
     rng_to_json,
     seat_value,
 )
-from .contract import (
-    ACT,
-    BUY,
-    DRAW,
-    END_REASONS,
-    GAME_OVER,
-    OPENING,
-    PHASES,
-    PLACE_JOKER,
-    ContractState,
-    layout_for,
-)
+from .contract_phases import ACT, BUY, DRAW, END_REASONS, GAME_OVER, OPENING, PHASES, PLACE_JOKER
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .contract import ContractState
 
 _SCENARIO_KEYS = frozenset({
     "profile", "round", "dealer", "current_player", "phase", "hands", "discard", "stock", "table", "opened",
@@ -54,7 +48,13 @@ _SCENARIO_KEYS = frozenset({
 _AFTER_DRAW = (ACT, OPENING, PLACE_JOKER)
 
 
-def load_scenario(data: dict[str, Any], rules: ContractRules, seed: int | None = None) -> ContractState:
+def load_scenario(
+    data: dict[str, Any],
+    rules: ContractRules,
+    seed: int | None = None,
+    *,
+    blank: Callable[[ContractRules], ContractState],
+) -> ContractState:
     """Build a state from the JSON scenario format; omitted piles are shuffled from the unplaced cards.
 
     Every key is type- and range-checked, and the position must be one the rules can reach (the checks the fuzzer
@@ -65,9 +65,7 @@ def load_scenario(data: dict[str, Any], rules: ContractRules, seed: int | None =
     hands need not come from a deal (short or empty hands); every other check still applies.
     """
     n = check_scenario(data, set(_SCENARIO_KEYS), rules)
-    st = ContractState.__new__(ContractState)
-    st.rules = rules
-    st.layout = layout_for(rules)
+    st = blank(rules)  # ``engine.contract._blank_state``: the state class and its action table
     st.n = n
     st.shoe = Shoe(rules.decks, rules.jokers)
     st.copies = st.shoe.copies_list()

@@ -20,16 +20,17 @@ Engine layer: this module imports ``rummy_env.core`` and the engines only.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core.cards import NUM_KINDS
 from ..core.melds import Meld
-from .common import GAME_OVER
-from .continental import ContinentalState
-from .contract import ContractState
+from .common import ENGINE_VIEWS, GAME_OVER, public_view_of, register_view, view_builder
+
+if TYPE_CHECKING:
+    from .continental import ContinentalState
+    from .contract import ContractState
 
 
 class ViewSeatError(ValueError):
@@ -439,39 +440,8 @@ def continental_view(state: ContinentalState, seat: int, profile: str | None = N
     return obj
 
 
-#: the view builder of each engine class; a new engine family registers its own with ``register_view``
-ENGINE_VIEWS: dict[type, Callable[[Any, int], Any]] = {
-    ContractState: contract_view,
-    ContinentalState: continental_view,
-}
-
-
-def register_view(engine: type, builder: Callable[[Any, int], Any]) -> None:
-    """Make ``state.public_view(seat)`` of ``engine`` states (and its subclasses) return ``builder(state, seat)``."""
-    ENGINE_VIEWS[engine] = builder
-
-
-def view_builder(state: Any) -> Callable[[Any, int], Any]:
-    """The function ``builder(state, seat)`` that makes ``state``'s views (its engine class's, ``register_view``);
-    ``TypeError`` for an engine without one. Callers that make many views (the envs) look it up once."""
-    builder = ENGINE_VIEWS.get(type(state))
-    if builder is None:
-        for cls in type(state).__mro__[1:]:
-            builder = ENGINE_VIEWS.get(cls)
-            if builder is not None:
-                ENGINE_VIEWS[type(state)] = builder
-                break
-        else:
-            raise TypeError(f"no public view for engine {type(state).__name__}; register one with register_view")
-    return builder
-
-
-def public_view_of(state: Any, seat: int) -> PublicView | ContinentalView:
-    """The view of ``seat`` in ``state`` (what ``state.public_view(seat)`` returns)."""
-    builder = ENGINE_VIEWS.get(type(state))
-    if builder is None:
-        builder = view_builder(state)
-    return builder(state, seat)
+# ``ENGINE_VIEWS``, ``register_view``, ``view_builder`` and ``public_view_of`` live in ``engine.common`` (the base
+# class asks them) and are re-exported here; ``engine.contract`` and ``engine.continental`` register their builders.
 
 
 __all__ = [

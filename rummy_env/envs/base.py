@@ -28,9 +28,11 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from ..core.cards import NUM_KINDS, Shoe, card_str
+from ..encoding.fingerprint import layout_fingerprint
 from ..engine import IllegalActionError
 from ..engine.view import view_builder
 from ..registry import game
+from .picture import render_frame
 from .session import (
     REWARD_MODES_BY_SCORE,
     add_step_rewards,
@@ -251,8 +253,6 @@ class RummyAECEnv(AECEnv):
     def layout_fingerprint(self) -> str:
         """sha256 (hex) of the action table and the observation layout: what every action id and observation
         entry means (``rummy_env.encoding.fingerprint``); checkpoints record it and ``load_checkpoint`` checks it."""
-        from ..encoding.fingerprint import layout_fingerprint
-
         return layout_fingerprint(self.layout, self.observer)
 
     # spaces -------------------------------------------------------------------------------------------------
@@ -546,8 +546,6 @@ class RummyAECEnv(AECEnv):
             gymnasium.logger.warn("You are calling render without specifying a render_mode.")
             return None
         if self.render_mode == "rgb_array":
-            from .picture import render_frame
-
             return render_frame(self)
         text = self.state_text()
         if self.render_mode == "ansi":

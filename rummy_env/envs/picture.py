@@ -32,7 +32,10 @@ from typing import Any
 
 import numpy as np
 
+from .. import bots
 from ..core.cards import JOKER, NUM_RANKS, RANKS, SUIT_SYMBOLS
+from ..registry import GAMES, game
+from ..rules.continental import RUN_LENGTH_PATTERNS
 
 #: frame size (width, height): multiples of 16, as video encoders prefer
 WIDTH, HEIGHT = 1024, 720
@@ -418,8 +421,6 @@ def draw_view(view: Any, winners: list[int] | None = None) -> np.ndarray:
         draw_card(cv, x, yc, k, cw, chh)
         x += step
     if continental:
-        from ..rules.continental import RUN_LENGTH_PATTERNS
-
         pats = getattr(v.rules, "patterns", RUN_LENGTH_PATTERNS)
         text = "go out with runs of " + " / ".join("+".join(map(str, pt)) for pt in pats)
         cv.text(10, yc + chh + 12, text, DIM, SMALL, max_width=WIDTH - 20)
@@ -476,11 +477,8 @@ def _bench() -> None:  # pragma: no cover - a measurement, run by hand
     """Milliseconds per frame for each profile (a random game, the first 200 decisions)."""
     import time
 
-    import rummy_env
-    from rummy_env.registry import GAMES
-
     for profile in sorted(GAMES):
-        env = rummy_env.make(profile, render_mode="rgb_array")
+        env = game(profile).make_env(render_mode="rgb_array")  # ``rummy_env.make``
         env.reset(seed=0)
         env.render()  # the glyph sheets are drawn once
         rng = np.random.default_rng(0)
@@ -500,10 +498,7 @@ def sample_frame(path: str) -> None:  # pragma: no cover - writes docs/render_rg
     """Write a PNG of a contract table with melds on it (heuristic bots, seed 4) from the seat to move."""
     from PIL import Image
 
-    import rummy_env
-    from rummy_env import bots
-
-    env = rummy_env.make("contract", render_mode="rgb_array", rounds=(1, 4, 7))
+    env = game("contract").make_env(render_mode="rgb_array", rounds=(1, 4, 7))  # ``rummy_env.make``
     env.reset(seed=4)
     players = [bots.load("heuristic", seed=i) for i in range(4)]
     for agent in env.agent_iter(max_iter=2000):

@@ -18,6 +18,13 @@ import time
 import tracemalloc
 from typing import Any
 
+import numpy as np
+
+import rummy_env
+
+from ..encoding import fast
+from ..vector import VectorEnv, random_legal_actions
+
 #: random legal decisions played per table before its memory is read (a table in play, not just dealt)
 MEMORY_STEPS = 100
 
@@ -32,10 +39,6 @@ def bench_env(profile: str, seconds: float, seed: int = 0, memory: bool = True, 
     (legal-action listing included) and observations (as the env's ``observe`` writes them); ``memory``: also the
     bytes one AEC env takes (``table_memory``: ``memory_per_table_bytes``, ``memory_peak_bytes``)."""
     _check_seconds(seconds)
-    import numpy as np
-
-    import rummy_env
-
     env = rummy_env.make(profile, **config)
     raw = env.unwrapped
     rng = random.Random(seed)
@@ -108,10 +111,6 @@ def bench_vector_env(profile: str, num_envs: int, seconds: float, seed: int = 0,
     ``memory``: also the bytes per table (``table_memory``).
     """
     _check_seconds(seconds)
-    import numpy as np
-
-    from ..vector import VectorEnv
-
     vec = VectorEnv(profile, num_envs, seed=seed, **config)
     rng = np.random.default_rng(seed)
     t_obs = 0.0
@@ -130,8 +129,6 @@ def bench_vector_env(profile: str, num_envs: int, seconds: float, seed: int = 0,
     observer.encode = timed_encode  # an instance attribute: the class and every other observer stay as they are
     # the observers' fast path (``rummy_env.encoding.fast``, which ``VectorEnv._write_all`` looks up by name on each
     # call): timed for every table, and restored after
-    from ..encoding import fast
-
     fast_name = getattr(vec, "_fast_name", None)
     fast_fn = getattr(fast, fast_name) if fast_name else None
 
@@ -195,8 +192,6 @@ def _rss_bytes() -> int | None:
 
 
 def _play_aec(env: Any, seed: int, steps: int) -> None:
-    import numpy as np
-
     rng = random.Random(seed)
     env.reset(seed=seed)
     for _ in range(steps):
@@ -211,10 +206,6 @@ def _play_aec(env: Any, seed: int, steps: int) -> None:
 
 
 def _play_vector(vec: Any, seed: int, steps: int) -> None:
-    import numpy as np
-
-    from ..vector import random_legal_actions
-
     rng = np.random.default_rng(seed)
     _obs, mask, _seat = vec.reset()
     for _ in range(steps):
@@ -232,10 +223,6 @@ def table_memory(profile: str, num_envs: int | None = None, seed: int = 0, steps
     at once while building and playing, whole env). For a VectorEnv also ``rss_delta_per_table_bytes``: the
     growth of the process's resident memory per table (coarse: pages, allocator reuse; None off Linux).
     """
-    import rummy_env
-
-    from ..vector import VectorEnv
-
     def build() -> Any:
         if num_envs is None:
             env = rummy_env.make(profile, **config)

@@ -21,12 +21,17 @@ stock and discard pile empty), `no_winner_share`, `mean_turns_per_round`, `max_t
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
-from ..registry import game
+from .. import bots as bot_registry
+from ..registry import GAMES, game
+from .arguments import ArgumentParser, count
 from .match import SESSION_SEED_STRIDE, half_width, mean_ci, play_sessions, rotation_plans, session_seed
+from .terminal import progress_bar, wrap
+from .tournament import NAME_WIDTH, short_names
 
 
 def session_rounds(record: dict[str, Any]) -> list[dict[str, Any]]:
@@ -61,8 +66,6 @@ def evaluate(
 
     ``config`` goes to the env (``rounds=(1, 2)``, rule overrides); ``progress(k)``, if given, is called as ``k``
     more sessions are done (the command line's progress bar)."""
-    from .. import bots as bot_registry
-
     probe = game(profile).make_env(wrapped=False, **config)
     n = len(probe.possible_agents)
     if len(entrants) != n:
@@ -123,9 +126,6 @@ def _score_label(profile: str) -> str:
 
 def format_report(report: dict[str, Any]) -> str:
     """The match as a small text table within 120 columns (long bot ids abbreviated, their full ids below)."""
-    from ..cli.terminal import wrap
-    from .tournament import NAME_WIDTH, short_names
-
     short = short_names(list(report["bots"]), NAME_WIDTH)
     w = max(3, *(len(v) for v in short.values()))
     lines = [
@@ -149,12 +149,6 @@ def format_report(report: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m rummy_env.evaluation.bots_eval --entrants heuristic random random random``; usage errors
     (unknown profile or bot id, wrong number of entrants, counts out of range) are one line, exit code 2."""
-    import sys
-
-    from ..cli.commands import ArgumentParser, count
-    from ..cli.terminal import progress_bar
-    from ..registry import GAMES
-
     p = ArgumentParser(
         prog="python -m rummy_env.evaluation.bots_eval", description="Seeded bot matches with rotated seats."
     )

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
 import itertools
 import json
 import math
@@ -48,7 +49,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import bots
 from ..registry import Game, game
+from .game_log import GameRecorder
 
 #: the 97.5 % quantile of the standard normal distribution
 Z975 = 1.959963984540054
@@ -61,8 +64,14 @@ _T975_SMALL = {
     5: 2.570581835636314,
 }
 
-#: where ``play_sessions`` plays
+#: where ``play_sessions`` plays: "local" here (this process or a pool of processes); every other backend is a
+#: contrib layer above this module (``BACKEND_MODULES``) that registers its session runner (``register_backend``)
+#: when it is imported, so this module never imports it
 BACKENDS = ("local", "ray")
+#: the module that registers each contrib backend, imported by name the first time the backend is asked for
+BACKEND_MODULES = {"ray": "rummy_env.integrations.ray_backend"}
+#: backend name -> ``run(profile, num_players, entrants, env_config, plans, progress) -> records in plan order``
+_BACKEND_RUNNERS: dict[str, Callable[..., list[dict[str, Any]]]] = {}
 #: session ``i`` of a rotation match is dealt with seed ``seed * SESSION_SEED_STRIDE + i``
 SESSION_SEED_STRIDE = 100_000
 #: record fields beyond the tournament's JSON records (``tournament`` leaves them out of its results)
@@ -342,8 +351,6 @@ class MatchRunner:
         if b is None:
             spec = self.specs[entrant]
             if isinstance(spec, str):
-                from .. import bots
-
                 b = bots.load(spec, seed=seed)
             else:
                 b = spec()
@@ -400,11 +407,9 @@ class MatchRunner:
         return record
 
     def _recorder(self) -> Any:
-        """A game-log recorder for the next session (``rummy_env.replay.log.GameRecorder``), or None."""
+        """A game-log recorder for the next session (``rummy_env.evaluation.game_log.GameRecorder``), or None."""
         if not self.game_logs:
             return None
-        from ..replay.log import GameRecorder
-
         return GameRecorder(self.profile, self.specs, self.env.rounds)
 
     def _record(self, plan: SessionPlan, deals: list[str], decisions: int, turns: list[int]) -> dict[str, Any]:
@@ -522,13 +527,8 @@ def play_sessions(
     tick = progress if progress is not None else (lambda k: None)
     if backend == "ray" and game_log is not None:
         raise ValueError("game logs (game_log=, --save-games) are recorded with backend='local' only")
-    if backend == "ray":
-        try:
-            from ..integrations.ray_backend import play_session_task, run_matches_ray, session_tasks
-        except ImportError:
-            raise ValueError("backend='ray' needs ray: pip install 'rummy_env[rllib]'") from None
-        tasks = session_tasks(profile, num_players, entrants, env_config, plans)
-        return run_matches_ray(play_session_task, tasks, progress=tick)
+    if backend != "local":
+        return backend_runner(backend)(profile, num_players, entrants, env_config, plans, tick)
     if workers == 1 or len(plans) <= 1:
         runner = MatchRunner(profile, num_players, entrants, env_config, game_logs=game_log is not None)
         records = []
@@ -538,6 +538,24 @@ def play_sessions(
                 tick(1)
         return records
     return _play_in_pool(profile, num_players, entrants, env_config, plans, workers, tick, start_method, game_log)
+
+
+def register_backend(name: str, run: Callable[..., list[dict[str, Any]]]) -> None:
+    """Make ``run(profile, num_players, entrants, env_config, plans, progress)`` (the records of ``plans`` in plan
+    order) the session runner of ``play_sessions(..., backend=name)``; called by a contrib backend module when it is
+    imported (``rummy_env.integrations.ray_backend``)."""
+    _BACKEND_RUNNERS[name] = run
+
+
+def backend_runner(name: str) -> Callable[..., list[dict[str, Any]]]:
+    """The session runner registered for the contrib backend ``name``, its module (``BACKEND_MODULES``) imported by
+    name if it has not registered yet; ``ValueError`` if it cannot be imported."""
+    if name not in _BACKEND_RUNNERS:
+        try:
+            importlib.import_module(BACKEND_MODULES[name])  # the contrib module registers itself when imported
+        except ImportError:
+            raise ValueError(f"backend={name!r} needs ray: pip install 'rummy_env[rllib]'") from None
+    return _BACKEND_RUNNERS[name]
 
 
 def _play_in_pool(
@@ -574,10 +592,12 @@ def _play_in_pool(
 
 __all__ = [
     "BACKENDS",
+    "BACKEND_MODULES",
     "EXTRA_FIELDS",
     "MatchRunner",
     "SESSION_SEED_STRIDE",
     "SessionPlan",
+    "backend_runner",
     "Z975",
     "deal_fingerprint",
     "half_width",
@@ -586,6 +606,7 @@ __all__ = [
     "plan_sessions",
     "play_sessions",
     "redeal",
+    "register_backend",
     "rotation_plans",
     "round_scores",
     "session_seed",

@@ -47,7 +47,6 @@ import csv
 import json
 import math
 import os
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -56,7 +55,12 @@ from typing import Any
 
 import numpy as np
 
+import rummy_env
+
+from .. import bots
 from ..registry import game
+from .arguments import output_problem
+from .game_log import save_log
 from .match import (
     BACKENDS,
     EXTRA_FIELDS,
@@ -73,6 +77,7 @@ from .match import (
     table_design,
 )
 from .match import torch_threads as _torch_threads
+from .terminal import WIDTH, abbreviate, progress_bar, wrap
 
 #: the tournament's session runner (``rummy_env.evaluation.match.MatchRunner``; this name is kept for callers)
 SessionRunner = MatchRunner
@@ -119,10 +124,6 @@ def check_entrants(profile: str, specs: Sequence[str], num_players: int, env_con
     """Load every entrant and let it make one decision on a fresh table; ``EntrantError`` (a ``ValueError``) naming
     the entrant that cannot play (unknown id, missing or mismatched checkpoint, torch missing for a checkpoint, no
     policy for the profile)."""
-    import rummy_env
-
-    from .. import bots
-
     env = rummy_env.make(profile, num_players=num_players, **env_config)
     for spec in specs:
         try:
@@ -205,9 +206,6 @@ def _game_log_writer(folder: str | os.PathLike[str] | None, sessions: int, backe
         return None
     if backend != "local":
         raise ValueError(f"save_games needs backend='local' (game logs are written as sessions end), got {backend!r}")
-    from ..cli.commands import output_problem
-    from ..replay import save_log
-
     problem = output_problem(folder, folder=True)
     if problem:
         raise ValueError(f"save_games={str(folder)!r} {problem}; expected a folder that exists or can be created")
@@ -250,8 +248,6 @@ def _play_plans(
 ) -> list[dict[str, Any]]:
     """The tournament records of ``plans`` (the match runner's, without ``EXTRA_FIELDS``), with a tqdm bar;
     ``game_log(log)`` receives each session's game log (``play_sessions``)."""
-    from ..cli.terminal import progress_bar
-
     bar = progress_bar(len(plans), desc=f"{profile} tournament", unit="session", enabled=progress)
     try:
         played = play_sessions(profile, n, specs, env_config, plans, workers=workers, backend=backend,
@@ -506,10 +502,8 @@ NAME_WIDTH = 24
 
 
 def short_names(names: Sequence[str], width: int) -> dict[str, str]:
-    """Each name abbreviated to ``width`` characters (``rummy_env.cli.terminal.abbreviate``), distinct: a clash
+    """Each name abbreviated to ``width`` characters (``rummy_env.evaluation.terminal.abbreviate``), distinct: a clash
     gets ``~2``, ``~3`` ... on its later names."""
-    from ..cli.terminal import abbreviate
-
     out: dict[str, str] = {}
     for name in names:
         short = abbreviate(name, width)
@@ -523,10 +517,8 @@ def short_names(names: Sequence[str], width: int) -> dict[str, str]:
 
 def format_standings(results: dict[str, Any], width: int | None = None) -> str:
     """A readable standings table, the head-to-head table and the design facts, within ``width`` columns
-    (``rummy_env.cli.terminal.WIDTH``, 120): long entrant names are abbreviated (the full names follow the table),
+    (``rummy_env.evaluation.terminal.WIDTH``, 120): long entrant names are abbreviated (the full names follow the table),
     the head-to-head columns are split into blocks and the prose lines are wrapped."""
-    from ..cli.terminal import WIDTH, wrap
-
     width = WIDTH if width is None else width
     unit = results["score"]
     better = "higher" if results["higher_is_better"] else "lower"
@@ -752,7 +744,7 @@ def _fit_xlabels(fig: Any, labels: list[tuple[Any, str]]) -> None:
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Command line: ``rummy tournament`` (registered by ``rummy_env.cli``)
+# Session length from the command line (``rummy tournament``, ``rummy play``, ``rummy record``: ``rummy_env.cli``)
 # ----------------------------------------------------------------------------------------------------------------
 
 
@@ -783,101 +775,8 @@ def env_config_from_args(profile: str, rounds: Sequence[int] | None, deals: int 
     return {"rounds": rounds[0]}
 
 
-def _cmd_tournament(args: Any) -> int:
-    env_config = env_config_from_args(args.profile, args.rounds, args.deals)
-    if args.out is not None:  # before playing: a tournament's results must not be lost to an unwritable --out
-        from ..cli.commands import output_problem
-
-        problem = output_problem(args.out, folder=True)
-        if problem:
-            raise ValueError(f"--out {args.out!r} {problem}; expected a folder that exists or can be created")
-    if args.save_games is not None:
-        from ..cli.commands import output_problem
-
-        problem = output_problem(args.save_games, folder=True)
-        if problem:
-            raise ValueError(f"--save-games {args.save_games!r} {problem}; expected a folder for the game logs")
-    try:
-        results = tournament(
-            args.profile,
-            args.entrants,
-            args.sessions,
-            seed=args.seed,
-            workers=args.workers,
-            num_players=args.num_players,
-            duplicate=not args.no_duplicate,
-            progress=not args.quiet,
-            save_games=args.save_games,
-            **env_config,
-        )
-    except OSError as exc:
-        raise ValueError(str(exc)) from None
-    if results["sessions"] != args.sessions:
-        print(
-            f"note: {args.sessions} sessions rounded up to {results['sessions']} (whole blocks of "
-            f"{results['design']['sessions_per_block']}: every entrant every seat, every pair equally often)",
-            file=sys.stderr,
-        )
-    print(format_standings(results))
-    if args.out:
-        paths = save_results(results, args.out, chart=not args.no_chart)
-        from ..cli.terminal import wrap
-
-        print("\n".join(wrap(["saved: " + ", ".join(str(p) for p in paths.values())])))
-    if args.save_games:
-        print(f"saved {results['sessions']} game logs in {args.save_games} (rummy replay LOG --html PAGE)")
-    return 0
-
-
-def add_session_length_arguments(p: Any) -> None:
-    """``--rounds`` / ``--deals`` (read by ``env_config_from_args``), shared by ``rummy tournament`` and ``rummy play``."""
-    p.add_argument(
-        "--rounds",
-        type=int,
-        nargs="+",
-        default=None,
-        help="session length: contract profiles, the round numbers to play (1 2 ...); continental, one number of deals",
-    )
-    p.add_argument("--deals", type=int, default=None, help="continental: old spelling of --rounds (deals per session)")
-
-
-def add_tournament_command(sub: Any) -> None:
-    """Add ``rummy tournament`` to the ``rummy`` sub-command parser ``sub``."""
-    p = sub.add_parser(
-        "tournament",
-        help="seeded tournament of bots and checkpoints: duplicate deals, rotated seats, CIs, openskill ratings",
-        description="Every entrant plays every seat; duplicate deals replay the same shoes with the seating "
-        "rotated; results are the same for a seed whatever the number of workers (docs/guides/tournaments.md).",
-    )
-    p.add_argument("--profile", default="contract", help="profile to play (default contract)")
-    p.add_argument(
-        "--entrants",
-        nargs="+",
-        required=True,
-        help="bot ids: random, heuristic, checkpoint:PATH[@sample], py:MODULE.ATTR (your own bot, docs/guides/bots.md 'Your own bot')",
-    )
-    p.add_argument("--sessions", type=int, default=100, help="sessions to play, rounded up to whole blocks")
-    p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1; results do not change)")
-    p.add_argument("--num-players", type=int, default=None, help="seats per table (default: the profile's)")
-    add_session_length_arguments(p)
-    p.add_argument("--no-duplicate", action="store_true", help="fresh shoes for every session (no duplicate deals)")
-    p.add_argument("--out", default=None, help="folder for tournament.json, CSV files and ratings.png")
-    p.add_argument("--no-chart", action="store_true", help="do not draw ratings.png")
-    p.add_argument("--quiet", action="store_true", help="no progress bar (it is drawn only on a terminal anyway)")
-    p.add_argument(
-        "--save-games",
-        default=None,
-        metavar="DIR",
-        help="write the game log of every session to DIR/session_NNNN.json (rummy replay; docs/guides/watching.md)",
-    )
-    p.set_defaults(func=_cmd_tournament)
-
-
 __all__ = [
     "SessionPlan",
-    "add_tournament_command",
-    "add_session_length_arguments",
     "env_config_from_args",
     "SessionRunner",
     "EntrantError",

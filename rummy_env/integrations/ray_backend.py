@@ -11,7 +11,10 @@ tasks = [("contract", 4, ["heuristic", "random"], {"rounds": (1,)}, plan) for pl
 records = run_matches_ray(play_session_task, tasks)   # == [MatchRunner(...).play(p) for p in plans]
 ```
 
-``rummy_env.evaluation.match.play_sessions(..., backend="ray")`` (and ``tournament(..., backend="ray")``) do this.
+``rummy_env.evaluation.match.play_sessions(..., backend="ray")`` (and ``tournament(..., backend="ray")``) do this:
+importing this module registers ``play_sessions_ray`` as the match runner's "ray" backend
+(``rummy_env.evaluation.match.register_backend``; the match runner imports this module by name when the backend is
+first asked for, and never at module level: this contrib layer sits above it).
 
 Why the results equal the local ones: every task carries its own seeds (a ``SessionPlan`` holds the deal seed and
 the bots' seeds), each task is played by a fresh-or-reset runner whose bots are re-seeded from the plan, network
@@ -28,13 +31,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from rummy_env.evaluation.match import MatchRunner, register_backend, single_thread_torch
+
 #: runners cached per worker process, keyed by (profile, players, entrants, env config)
 _RUNNERS: dict[Any, Any] = {}
 
 
 def _ensure_ray(address: str | None, runtime_env: dict[str, Any] | None, num_cpus: int | None) -> bool:
     """Initialise Ray if it is not yet; True if this call started it."""
-    import ray
+    import ray  # optional dependency: ray (the [rllib] extra); this module imports without it
 
     if ray.is_initialized():
         return False
@@ -70,7 +75,7 @@ def run_matches_ray(
     called as each of the ``k`` finished tasks completes. A task that raises re-raises here (as Ray's
     ``RayTaskError``, which also derives from the original exception class).
     """
-    import ray
+    import ray  # optional dependency: ray (the [rllib] extra); this module imports without it
 
     started = _ensure_ray(address, runtime_env, num_cpus)
     try:
@@ -115,8 +120,6 @@ def play_session_task(task: tuple[str, int | None, Sequence[Any], dict[str, Any]
 
     The ``MatchRunner`` (env and loaded bots) of ``rummy_env.evaluation.match`` is cached per worker process, as
     the local backend's pool workers keep theirs; torch computes with one thread."""
-    from rummy_env.evaluation.match import MatchRunner, single_thread_torch
-
     profile, num_players, specs, env_config, plan = task
     key = (profile, num_players, repr(list(specs)), repr(sorted(env_config.items())))
     single_thread_torch()
@@ -134,4 +137,19 @@ def session_tasks(
     return [(profile, n, list(specs), dict(env_config), plan) for plan in plans]
 
 
-__all__ = ["play_session_task", "run_matches_ray", "session_tasks"]
+def play_sessions_ray(
+    profile: str,
+    num_players: int | None,
+    entrants: Sequence[Any],
+    env_config: dict[str, Any],
+    plans: Sequence[Any],
+    progress: Callable[[int], Any] | None = None,
+) -> list[dict[str, Any]]:
+    """The records of ``plans`` played as Ray tasks, in plan order: ``play_sessions(..., backend="ray")``."""
+    tasks = session_tasks(profile, num_players, entrants, env_config, plans)
+    return run_matches_ray(play_session_task, tasks, progress=progress)
+
+
+register_backend("ray", play_sessions_ray)
+
+__all__ = ["play_session_task", "play_sessions_ray", "run_matches_ray", "session_tasks"]

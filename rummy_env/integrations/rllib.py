@@ -52,6 +52,8 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
     ) from exc
 
 import rummy_env
+from rummy_env.models.checkpoints import save_checkpoint
+from rummy_env.models.policy import architecture, build_policy
 
 #: observation keys of RLlib's action-masking example (``ray.rllib.examples.rl_modules.classes.action_masking_rlm``)
 OBS_KEY = "observations"
@@ -476,8 +478,6 @@ def rllib_architecture(module: Any) -> tuple[dict[str, Any], dict[str, nn.Linear
     Refuses anything else, and mixed activations (RLlib's ``head_fcnet_activation`` must equal
     ``fcnet_activation`` when the heads have hidden layers).
     """
-    from rummy_env.models.policy import architecture
-
     enc = module.encoder
     if hasattr(enc, "encoder"):
         trunk = _mlp_of(enc.encoder, "encoder")
@@ -518,8 +518,6 @@ def rllib_architecture(module: Any) -> tuple[dict[str, Any], dict[str, nn.Linear
 
 def rllib_to_policy(module: Any) -> Any:
     """A ``rummy_env.models.policy.MaskedActorCritic`` with ``module``'s weights (same masked logits and values)."""
-    from rummy_env.models.policy import build_policy
-
     arch, layers = rllib_architecture(module)
     net = build_policy(arch)
     state = {}
@@ -544,8 +542,6 @@ def export_rllib_module(
 ) -> Any:
     """Write RLlib ``module`` (a full, not inference-only, ``MaskedPPOTorchRLModule``) as rummy_env checkpoint
     ``path`` (``path.safetensors`` + ``path.json``); returns the ``MaskedActorCritic`` written."""
-    from rummy_env.models.checkpoints import save_checkpoint
-
     if getattr(module, "inference_only", False):
         raise ValueError("an inference-only module has no trained value head: export the learner's module")
     net = rllib_to_policy(module)

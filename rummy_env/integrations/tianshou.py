@@ -45,6 +45,10 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installa
         name=exc.name,
     ) from exc
 
+from rummy_env.envs.wrappers import SingleAgentEnv
+from rummy_env.models.checkpoints import save_checkpoint
+from rummy_env.models.policy import architecture, build_policy
+
 LEARNER = "learner"
 INSTALL_HINT = 'pip install -e ".[tianshou]"'
 
@@ -101,8 +105,6 @@ class LearnerSeatAEC(AECEnv):
         **env_config: Any,
     ):
         super().__init__()
-        from rummy_env.envs.wrappers import SingleAgentEnv
-
         self.single = SingleAgentEnv(
             profile,
             learner_seat=learner_seat,
@@ -183,8 +185,6 @@ class MaskedQNet(nn.Module):
 
     def __init__(self, arch: dict[str, Any], seed: int | None = None):
         super().__init__()
-        from rummy_env.models.policy import build_policy
-
         self.net = build_policy(arch, seed=seed)
         self.arch = dict(arch)
 
@@ -197,8 +197,6 @@ class MaskedQNet(nn.Module):
 
 def qnet_architecture(obs_size: int, num_actions: int, hidden: Sequence[int] = (256, 256), activation: str = "relu"):
     """The architecture dict of a ``MaskedQNet`` (a shared trunk of ``hidden`` layers, linear Q head)."""
-    from rummy_env.models.policy import architecture
-
     return architecture(obs_size, num_actions, trunk=list(hidden), activation=activation)
 
 
@@ -215,9 +213,6 @@ def export_qnet(
 ) -> Any:
     """Write ``qnet`` as rummy_env checkpoint ``path``: the Q-values are the policy logits (the greedy action is
     the DQN's), the value head is zero (a DQN learns no state value). Returns the ``MaskedActorCritic`` written."""
-    from rummy_env.models.checkpoints import save_checkpoint
-    from rummy_env.models.policy import build_policy
-
     net = build_policy(qnet.arch)
     state = {k: v.detach().cpu().to(torch.float32).clone() for k, v in qnet.net.state_dict().items()}
     state["value_head.weight"] = torch.zeros_like(state["value_head.weight"])

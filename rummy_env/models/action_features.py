@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS
-from .checkpoints import CARD_ACTION_FEATURES, CARD_CONTEXT
+from .spec import CARD_ACTION_FEATURES, CARD_CONTEXT
 
 #: the range names a column stands for (a profile has a subset of them)
 RANGES = ("draw_stock", "draw_discard", "pickup", "buy", "pass", "meld", "lay_off", "swap_joker", "place_joker",

@@ -31,19 +31,24 @@ try:
     import torch
     from torch import nn
 except ImportError as exc:  # pragma: no cover - depends on what is installed
-    from .checkpoints import TRAIN_INSTALL_HINT
+    from .spec import TRAIN_INSTALL_HINT
 
     raise ImportError(
         f"rummy_env.models.policy (checkpoint bots, training) needs torch, which is not installed: {TRAIN_INSTALL_HINT}"
     ) from exc
 
-# the architecture checks and size limits live in rummy_env.checkpoints, without torch, so that a checkpoint's
+from .action_features import CARDS, NUM_FEATURES, TAKES_OFFERED, TAKES_TOP, card_offsets, context_matrix
+
+# the architecture checks and size limits live in rummy_env.models.spec, without torch, so that a checkpoint's
 # architecture is checked before torch is imported or anything is allocated; re-exported here
-from .checkpoints import (  # noqa: F401
+from .spec import (  # noqa: F401
     ARCH_KEYS,
     ARCH_KIND,
     CARD_ARCH_KEYS,
     CARD_ARCH_KIND,
+    CARD_CONTEXT,
+    CARD_KINDS,
+    CARD_TRUNK_EXTRA,
     MEASURED_ARCH_KIND,
     PRIOR_ARCH_KEYS,
     PRIOR_ARCH_KIND,
@@ -271,8 +276,6 @@ def card_architecture(
     """The JSON-able description of a ``card_action`` network for an env whose observer is ``observer`` (its
     ``pieces`` give the offsets of the hand, the discard top and the offered card); with ``prior`` (a bot id of
     ``PRIOR_BOTS``) a ``card_prior`` network over that bot's moves."""
-    from .action_features import NUM_FEATURES, card_offsets
-
     arch = architecture(obs_size, num_actions, trunk, policy_hidden, value_hidden, activation)
     arch.update(kind=CARD_ARCH_KIND, action_features=NUM_FEATURES, action_embed=int(action_embed))
     arch.update(card_offsets(observer))
@@ -299,15 +302,11 @@ class CardActionActorCritic(MaskedActorCritic):
     """
 
     def __init__(self, arch: dict[str, Any]):
-        from .action_features import context_matrix
-
         check_architecture(arch)
         if arch["kind"] != CARD_ARCH_KIND:
             raise ValueError(f"CardActionActorCritic needs kind {CARD_ARCH_KIND!r}, got {arch['kind']!r}")
         super().__init__({k: arch[k] for k in ARCH_KEYS} | {"kind": ARCH_KIND})
         self.arch = dict(arch)
-        from .checkpoints import CARD_CONTEXT, CARD_KINDS, CARD_TRUNK_EXTRA
-
         self.kinds, self.ctx = CARD_KINDS, CARD_CONTEXT
         act = arch["activation"]
         self.trunk = _mlp([arch["obs_size"] + CARD_TRUNK_EXTRA, *arch["trunk"]], act)
@@ -377,8 +376,6 @@ class CardActionActorCritic(MaskedActorCritic):
     ) -> torch.Tensor:
         """Logits (B, K) of the actions ``index`` (B, K), before masking (``prior``: see ``PriorCardActorCritic``;
         ``measures``: see ``MeasuredPriorActorCritic``)."""
-        from .action_features import CARDS, TAKES_OFFERED, TAKES_TOP
-
         pi, rel, top, offered = self._unpack(packed)
         static = self.action_table[index]  # (B, K, F)
         moved = torch.einsum("bkj,bjc->bkc", static[..., CARDS : CARDS + self.kinds], rel)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..registry import game
 from .continental import CONTINENTAL, ContinentalRules
 from .contract import CONTRACT, CONTRACT_GAMERULES, ContractRules
 
@@ -18,8 +19,6 @@ PROFILES: dict[str, Any] = {
 
 def get_rules(profile: str, **overrides: Any) -> Any:
     """The rules object of ``profile`` with optional field overrides; ``ValueError`` for unknown names."""
-    from ..registry import game
-
     return game(profile).rules(**overrides)
 
 

@@ -44,6 +44,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engine import IllegalActionError, load_state, new_state
+from ..rules import PROFILES
 from .invariants import ContractOracles, FuzzViolation, fail, has_rule_oracles
 from .policies import POLICIES, Policy, biased_policy, classifier, uniform_policy
 from .tally import ACTION_KINDS, Counts, report
@@ -227,8 +228,6 @@ class _Session:
 def _check_args(profile: str, decisions: int, policy: str) -> None:
     if policy not in ("mixed", *POLICIES):
         raise ValueError(f"policy={policy!r}: expected 'mixed', 'uniform' or 'biased'")
-    from ..rules import PROFILES
-
     if profile not in PROFILES:
         raise ValueError(f"profile={profile!r}: expected one of {list(PROFILES)}")
     if decisions < 0:

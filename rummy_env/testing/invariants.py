@@ -24,6 +24,7 @@ from ..core.melds import (
     pos_kind,
     run_spec_cards,
 )
+from ..registry import game
 from .policies import classifier
 from .tally import Counts
 
@@ -34,8 +35,6 @@ ORACLE_OVERRIDES = frozenset({"turn_cap"})
 def has_rule_oracles(profile: str, overrides: dict[str, Any]) -> bool:
     """Whether ``ContractOracles`` (the A.1/A.2 rules of docs/rules/contract.md) applies to sessions of
     ``profile`` with these rule overrides: the descriptor's ``fuzz_oracles`` and no override but ``turn_cap``."""
-    from ..registry import game
-
     g = game(profile)
     return g.fuzz_oracles and set(overrides) <= ORACLE_OVERRIDES
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..encoding import fast
 from ..engine import IllegalActionError
+from ..engine.continental import deprecated_deals
 from ..envs.base import NotResetError
 from ..envs.session import (
     REWARD_SCALE,
@@ -105,8 +106,6 @@ class VectorEnv:
             if self.game.units != "deals":  # the old spelling exists where a unit of the session is a deal
                 raise VectorConfigError(f"deals= is continental's old spelling of rounds=; profile {profile!r} "
                                         "takes rounds=")
-            from ..engine.continental import deprecated_deals
-
             rounds = deprecated_deals(rounds, config.pop("deals"))
         #: the frozen rules object (``ValueError`` for a bad override) and the session length
         self.rules = self.game.rules(**config)
