@@ -107,6 +107,34 @@ def _windows(counts: list[int] | tuple[int, ...], size: int, kw: tuple[float, ..
     return out
 
 
+def _target_used(
+    counts: list[int] | tuple[int, ...],
+    runs: tuple[tuple[int, int], ...],
+    groups: list[tuple[int, int]],
+    size_r: int,
+    size_g: int,
+    n_missing: int,
+) -> list[int]:
+    """The cards of ``counts`` a target of ``runs`` ((suit, low) of ``size_r`` positions) and ``groups`` ((rank
+    index, missing) of ``size_g`` cards) uses, the jokers filling up to ``n_missing`` gaps."""
+    used = [0] * NUM_KINDS
+    for s, lo in runs:
+        for p in range(lo, lo + size_r):
+            k = pos_kind(s, p)
+            if counts[k] > used[k]:
+                used[k] += 1
+    for q, m in groups:
+        want = size_g - m
+        for s in range(4):
+            k = s * NUM_RANKS + q
+            take = min(counts[k] - used[k], want)
+            if take > 0:
+                used[k] += take
+                want -= take
+    used[JOKER] = min(counts[JOKER], n_missing)
+    return used
+
+
 def contract_structure(
     counts: list[int] | tuple[int, ...], g: int, r: int, live: list[int], rules: Any, max_windows: int = 10
 ) -> Structure:
@@ -175,22 +203,7 @@ def contract_structure(
 
         rec(r, 0, (), [])
     cost, missing, runs, groups, n_missing = best
-    # the cards the best target uses
-    used = [0] * NUM_KINDS
-    for s, lo in runs:
-        for p in range(lo, lo + size_r):
-            k = pos_kind(s, p)
-            if counts[k] > used[k]:
-                used[k] += 1
-    for q, m in groups:
-        want = size_g - m
-        for s in range(4):
-            k = s * NUM_RANKS + q
-            take = min(counts[k] - used[k], want)
-            if take > 0:
-                used[k] += take
-                want -= take
-    used[JOKER] = min(jokers, n_missing)
+    used = _target_used(counts, runs, groups, size_r, size_g, n_missing)
     melds = tuple((RUN, s, lo, lo + size_r - 1) for s, lo in runs) + tuple((GROUP, q + 1) for q, _ in groups)
     return Structure(cost, missing, tuple(used), melds)
 

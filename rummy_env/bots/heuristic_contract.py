@@ -67,6 +67,30 @@ def _with(hand: tuple[int, ...] | list[int], kind: int, delta: int = 1) -> tuple
     return tuple(h)
 
 
+def _hands_after(view: PublicView, hand: tuple[int, ...]) -> dict[int, tuple[int, ...]]:
+    """The seat's hand after each legal action of ``view`` whose result is known: a discard, taking the discard
+    top, a buy (without the unseen penalty card) and a deep pickup; the other actions are left out."""
+    lay = view.layout
+    after: dict[int, tuple[int, ...]] = {}
+    top = view.discard_top
+    pile = view.discard
+    pickup = lay.ranges.get("pickup")
+    for a in view.legal:
+        if lay.DISCARD <= a < lay.DISCARD + NUM_KINDS:
+            after[a] = _with(hand, a - lay.DISCARD, -1)
+        elif a == lay.DRAW_DISCARD and top >= 0:
+            after[a] = _with(hand, top)
+        elif a == getattr(lay, "BUY", -1) and view.offered >= 0:
+            after[a] = _with(hand, view.offered)
+        elif pickup is not None and pickup.start <= a < pickup.stop:
+            depth = a - pickup.start + 2
+            h = list(hand)
+            for k in pile[-depth:]:
+                h[k] += 1
+            after[a] = tuple(h)
+    return after
+
+
 def _suit_rank(kind: int) -> tuple[int, int]:
     return divmod(kind, NUM_RANKS)
 
@@ -164,23 +188,7 @@ class ContractHeuristic:
         target = None if (opened or final) else self.structure(view, hand, live)
         down = 1 + sum(1 for p in range(view.num_players) if p != seat and view.opened[p])
         danger = self.danger(view)
-        after: dict[int, tuple[int, ...]] = {}
-        top = view.discard_top
-        pile = view.discard
-        pickup = lay.ranges.get("pickup")
-        for a in view.legal:
-            if lay.DISCARD <= a < lay.DISCARD + NUM_KINDS:
-                after[a] = _with(hand, a - lay.DISCARD, -1)
-            elif a == lay.DRAW_DISCARD and top >= 0:
-                after[a] = _with(hand, top)
-            elif a == getattr(lay, "BUY", -1) and view.offered >= 0:
-                after[a] = _with(hand, view.offered)
-            elif pickup is not None and pickup.start <= a < pickup.stop:
-                depth = a - pickup.start + 2
-                h = list(hand)
-                for k in pile[-depth:]:
-                    h[k] += 1
-                after[a] = tuple(h)
+        after = _hands_after(view, hand)
         rows = []
         for a in view.legal:
             row = [0.0] * len(self.ACTION_FEATURES)

@@ -266,6 +266,67 @@ def _encode_state(observer: Any, state: Any, seat: int, out: Any, builder: Any, 
     return arr
 
 
+def _contract_pieces(rules: Any, n: int, num_rounds: int, slots: int) -> Pieces:
+    """The observation pieces of a Contract-family game of ``n`` seats and ``num_rounds`` rounds with ``slots``
+    meld slots, with their bounds (the whole shoe's card copies, penalties and size)."""
+    shoe = Shoe(rules.decks, rules.jokers)
+    copies = card_count_highs(shoe)
+    meld_high = np.ones(MELD_FEATURES, dtype=np.float32)
+    meld_high[MELD_ROW.slice("naturals")] = copies[:52]  # copies of a natural in one meld
+    meld_high[MELD_GROUP_JOKERS] = max(1.0, shoe.jokers / 4.0)  # group jokers / 4
+    # a round's penalty is at most the whole shoe's penalty (every card in one hand)
+    shoe_penalty = sum(PENALTY[k] * shoe.copies(k) for k in range(NUM_KINDS))
+    return Pieces(
+        CARD_PIECES
+        + [
+            (
+                "table",
+                (slots, MELD_FEATURES),
+                "melds by slot (seat offset x meld number): empty/group/run flags, natural cards (52), "
+                "run positions filled (14), run joker positions (14), group rank one-hot (13), group jokers / 4",
+            ),
+            (
+                "known",
+                (n - 1, NUM_KINDS),
+                "cards each opponent is publicly known to hold (taken from the discard or bought, not yet played)",
+            ),  # noqa: E501
+            ("hand_sizes", (n,), "cards in each seat's hand / 20"),
+            ("opened", (n, 2), "per seat: has opened; opened this turn"),
+            ("round", (num_rounds,), "round number one-hot"),
+            ("contract", (2,), "groups and runs of this round's contract / 3"),
+            ("scores", (n,), "cumulative penalties before this round / 100"),
+            ("phase", (len(CONTRACT_PHASES),), "decision asked: draw, buy, act, opening, place_joker"),
+            ("active", (n,), "whose turn it is (seat offset one-hot)"),
+        ]
+        + (
+            [
+                ("offered", (NUM_KINDS,), "the card offered in a buy window, one-hot"),
+                ("last_buyer", (n,), "buyer of the previous card of this buy chain (seat offset one-hot)"),
+            ]
+            if getattr(rules, "buying", False)
+            else []
+        )
+        + [
+            ("opening_left", (2,), "groups and runs still to declare in an opening in progress / 3"),
+            ("taken_discard", (NUM_KINDS,), "card taken from the discard pile this turn, still in hand, one-hot"),
+            ("turn", (1,), "turns played this round / turn cap"),
+        ]
+        + (
+            [("must_place", (NUM_KINDS,), "deep-pickup card that must reach the table this turn, one-hot")]
+            if getattr(rules, "deep_pickup", False)
+            else []
+        ),
+        highs={
+            "hand": copies,
+            "discard_counts": copies,
+            "table": np.broadcast_to(meld_high, (slots, MELD_FEATURES)),
+            "known": np.broadcast_to(copies, (n - 1, NUM_KINDS)),
+            "hand_sizes": max(1.0, shoe.size / 20.0),
+            "scores": num_rounds * shoe_penalty / 100.0,
+        },
+    )
+
+
 class ContractObserver:
     """Observation of a Contract-family state (profiles ``contract`` and ``contract_gamerules``)."""
 
@@ -277,62 +338,7 @@ class ContractObserver:
         self.shoe_size = float(shoe_size)
         self.turn_cap = float(rules.turn_cap)
         self.phase_index = {p: i for i, p in enumerate(CONTRACT_PHASES)}
-        shoe = Shoe(rules.decks, rules.jokers)
-        copies = card_count_highs(shoe)
-        meld_high = np.ones(MELD_FEATURES, dtype=np.float32)
-        meld_high[MELD_ROW.slice("naturals")] = copies[:52]  # copies of a natural in one meld
-        meld_high[MELD_GROUP_JOKERS] = max(1.0, shoe.jokers / 4.0)  # group jokers / 4
-        # a round's penalty is at most the whole shoe's penalty (every card in one hand)
-        shoe_penalty = sum(PENALTY[k] * shoe.copies(k) for k in range(NUM_KINDS))
-        self.pieces = Pieces(
-            CARD_PIECES
-            + [
-                (
-                    "table",
-                    (self.slots, MELD_FEATURES),
-                    "melds by slot (seat offset x meld number): empty/group/run flags, natural cards (52), "
-                    "run positions filled (14), run joker positions (14), group rank one-hot (13), group jokers / 4",
-                ),
-                (
-                    "known",
-                    (n - 1, NUM_KINDS),
-                    "cards each opponent is publicly known to hold (taken from the discard or bought, not yet played)",
-                ),  # noqa: E501
-                ("hand_sizes", (n,), "cards in each seat's hand / 20"),
-                ("opened", (n, 2), "per seat: has opened; opened this turn"),
-                ("round", (num_rounds,), "round number one-hot"),
-                ("contract", (2,), "groups and runs of this round's contract / 3"),
-                ("scores", (n,), "cumulative penalties before this round / 100"),
-                ("phase", (len(CONTRACT_PHASES),), "decision asked: draw, buy, act, opening, place_joker"),
-                ("active", (n,), "whose turn it is (seat offset one-hot)"),
-            ]
-            + (
-                [
-                    ("offered", (NUM_KINDS,), "the card offered in a buy window, one-hot"),
-                    ("last_buyer", (n,), "buyer of the previous card of this buy chain (seat offset one-hot)"),
-                ]
-                if getattr(rules, "buying", False)
-                else []
-            )
-            + [
-                ("opening_left", (2,), "groups and runs still to declare in an opening in progress / 3"),
-                ("taken_discard", (NUM_KINDS,), "card taken from the discard pile this turn, still in hand, one-hot"),
-                ("turn", (1,), "turns played this round / turn cap"),
-            ]
-            + (
-                [("must_place", (NUM_KINDS,), "deep-pickup card that must reach the table this turn, one-hot")]
-                if getattr(rules, "deep_pickup", False)
-                else []
-            ),
-            highs={
-                "hand": copies,
-                "discard_counts": copies,
-                "table": np.broadcast_to(meld_high, (self.slots, MELD_FEATURES)),
-                "known": np.broadcast_to(copies, (n - 1, NUM_KINDS)),
-                "hand_sizes": max(1.0, shoe.size / 20.0),
-                "scores": num_rounds * shoe_penalty / 100.0,
-            },
-        )
+        self.pieces = _contract_pieces(rules, n, num_rounds, self.slots)
         self.size = self.pieces.size
         o = self.pieces.offsets
         self._o = o

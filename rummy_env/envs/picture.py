@@ -306,9 +306,18 @@ def draw_view(view: Any, winners: list[int] | None = None) -> np.ndarray:
     continental = hasattr(v, "num_deals")
     img = _background(v.num_players).copy()
     cv = Canvas(img)
-    sp, lp = _font(SMALL), _font(LARGE)
+    _draw_header(cv, v, continental, winners)
+    band = _band(v.num_players)
+    for p in range(v.num_players):
+        _draw_seat_band(cv, v, continental, p, TOP + p * band, band)
+    _draw_piles(cv, v, continental)
+    _draw_viewer_hand(cv, v, continental)
+    return img
 
-    # header
+
+def _draw_header(cv: Canvas, v: Any, continental: bool, winners: list[int] | None) -> None:
+    """The title (profile, round, contract), the status line and the viewing seat."""
+    sp, lp = _font(SMALL), _font(LARGE)
     if continental:
         title = f"{v.profile} · deal {v.round} of {v.num_deals}"
     else:
@@ -327,58 +336,61 @@ def draw_view(view: Any, winners: list[int] | None = None) -> np.ndarray:
     cv.text(10, 10 + lp.height, status, TEXT, SMALL, max_width=WIDTH - 20)
     cv.text(viewing_x, 10, viewing, DIM, SMALL)
 
-    # seat bands
-    top, left_w, x_melds, right_x = TOP, LEFT_W, X_MELDS, RIGHT_X
-    n = v.num_players
-    band = _band(n)
-    mini_w, mini_h = 22, 32
-    for p in range(n):
-        y = top + p * band
-        active = p == v.current and not v.session_over
-        if active:
-            cv.frame(6, y, right_x - 14, band - 6, GOLD, 2)
-        name = f"P{p}" + (" (viewer)" if p == v.seat else "")
-        cv.text(14, y + 5, (">" if active else " ") + name, GOLD if active else TEXT, LARGE)
-        cards = _plural(v.hand_sizes[p], "card")
-        if continental:  # no melds: the line may run on over the melds column
-            first = v.turns_taken[p] == 0 and not v.session_over
-            more = (", first turn to come", ", first turn next", ", 1st turn next") if first else ("",)
-            wordings = [f"{cards}, balance {v.scores[p]}{m}" for m in more]
-            wordings.append(f"{cards}, bal {v.scores[p]}{more[-1]}")
-            room = right_x - 28
-        else:
-            opened = "opened" if v.opened[p] else "not opened"
-            wordings = [f"{cards}, score {v.scores[p]}, {opened}", f"{cards}, {v.scores[p]} pts, {opened}",
-                        f"{cards}, {v.scores[p]} pts, {'down' if v.opened[p] else 'not down'}"]  # fmt: skip
-            room = x_melds - 14 - 8
-        cv.text(14, y + 8 + lp.height, fit_text(room, *wordings), DIM, SMALL, max_width=room)
-        # the hand: known cards face up, the rest face down (the viewer's own hand is drawn below)
-        yc = y + 12 + lp.height + sp.height
-        ch = max(14, min(mini_h, band - (yc - y) - 10))
-        known = [] if p == v.seat else _kinds(v.known[p])
-        hidden = 0 if p == v.seat else max(0, v.hand_sizes[p] - len(known))
-        total = len(known) + hidden
-        if total:
-            step = _step(total, mini_w, left_w - 14, gap=2)
-            x = 14
-            for _ in range(hidden):
-                draw_back(cv, x, yc, mini_w, ch)
-                x += step
-            for k in known:
-                draw_card(cv, x, yc, k, mini_w, ch, edge=KNOWN_EDGE)
-                x += step
-        elif p == v.seat:
-            cv.text(14, yc + 2, "(hand below)", DIM, SMALL)
-        # melds by owner
-        if not continental:
-            melds = v.seat_melds[p]
-            if melds:
-                _draw_melds(cv, melds, x_melds, y + 6, right_x - 14 - x_melds, band - 16, mini_w, mini_h)
-            else:
-                cv.text(x_melds, y + 8, "no melds", DIM, SMALL)
 
-    # piles
-    x = right_x + 10
+def _draw_seat_band(cv: Canvas, v: Any, continental: bool, p: int, y: int, band: int) -> None:
+    """Seat ``p``'s band at height ``y``: name, counts, its hand (known cards face up) and, by owner, its melds."""
+    sp, lp = _font(SMALL), _font(LARGE)
+    left_w, x_melds, right_x = LEFT_W, X_MELDS, RIGHT_X
+    mini_w, mini_h = 22, 32
+    active = p == v.current and not v.session_over
+    if active:
+        cv.frame(6, y, right_x - 14, band - 6, GOLD, 2)
+    name = f"P{p}" + (" (viewer)" if p == v.seat else "")
+    cv.text(14, y + 5, (">" if active else " ") + name, GOLD if active else TEXT, LARGE)
+    cards = _plural(v.hand_sizes[p], "card")
+    if continental:  # no melds: the line may run on over the melds column
+        first = v.turns_taken[p] == 0 and not v.session_over
+        more = (", first turn to come", ", first turn next", ", 1st turn next") if first else ("",)
+        wordings = [f"{cards}, balance {v.scores[p]}{m}" for m in more]
+        wordings.append(f"{cards}, bal {v.scores[p]}{more[-1]}")
+        room = right_x - 28
+    else:
+        opened = "opened" if v.opened[p] else "not opened"
+        wordings = [f"{cards}, score {v.scores[p]}, {opened}", f"{cards}, {v.scores[p]} pts, {opened}",
+                    f"{cards}, {v.scores[p]} pts, {'down' if v.opened[p] else 'not down'}"]  # fmt: skip
+        room = x_melds - 14 - 8
+    cv.text(14, y + 8 + lp.height, fit_text(room, *wordings), DIM, SMALL, max_width=room)
+    # the hand: known cards face up, the rest face down (the viewer's own hand is drawn below)
+    yc = y + 12 + lp.height + sp.height
+    ch = max(14, min(mini_h, band - (yc - y) - 10))
+    known = [] if p == v.seat else _kinds(v.known[p])
+    hidden = 0 if p == v.seat else max(0, v.hand_sizes[p] - len(known))
+    total = len(known) + hidden
+    if total:
+        step = _step(total, mini_w, left_w - 14, gap=2)
+        x = 14
+        for _ in range(hidden):
+            draw_back(cv, x, yc, mini_w, ch)
+            x += step
+        for k in known:
+            draw_card(cv, x, yc, k, mini_w, ch, edge=KNOWN_EDGE)
+            x += step
+    elif p == v.seat:
+        cv.text(14, yc + 2, "(hand below)", DIM, SMALL)
+    # melds by owner
+    if not continental:
+        melds = v.seat_melds[p]
+        if melds:
+            _draw_melds(cv, melds, x_melds, y + 6, right_x - 14 - x_melds, band - 16, mini_w, mini_h)
+        else:
+            cv.text(x_melds, y + 8, "no melds", DIM, SMALL)
+
+
+def _draw_piles(cv: Canvas, v: Any, continental: bool) -> None:
+    """The stock and the discard pile, then the notes on the table (buy window, taken card, opening, wilds)."""
+    sp = _font(SMALL)
+    top = TOP
+    x = RIGHT_X + 10
     cv.text(x, top, "stock", DIM, SMALL)
     if v.stock_size:
         draw_back(cv, x, top + sp.height + 4, 48, 68)
@@ -409,7 +421,10 @@ def draw_view(view: Any, winners: list[int] | None = None) -> np.ndarray:
         cv.text(x, y, fit_text(room, *note) if isinstance(note, tuple) else note, TEXT, SMALL, max_width=room)
         y += sp.height + 4
 
-    # the viewer's hand
+
+def _draw_viewer_hand(cv: Canvas, v: Any, continental: bool) -> None:
+    """The viewing seat's own hand, face up, along the bottom (and, at continental, the deal's run patterns)."""
+    lp = _font(LARGE)
     y = 480
     hand = _kinds(v.hand)
     cv.text(10, y, f"hand of P{v.seat} ({_plural(len(hand), 'card')})", GOLD, LARGE, max_width=WIDTH - 20)
@@ -424,7 +439,6 @@ def draw_view(view: Any, winners: list[int] | None = None) -> np.ndarray:
         pats = getattr(v.rules, "patterns", RUN_LENGTH_PATTERNS)
         text = "go out with runs of " + " / ".join("+".join(map(str, pt)) for pt in pats)
         cv.text(10, yc + chh + 12, text, DIM, SMALL, max_width=WIDTH - 20)
-    return img
 
 
 def _card_text(kind: int) -> str:

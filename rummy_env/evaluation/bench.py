@@ -98,6 +98,28 @@ def bench_env(profile: str, seconds: float, seed: int = 0, memory: bool = True, 
     return res
 
 
+def _random_vector_play(
+    vec: VectorEnv, rng: np.random.Generator, seconds: float
+) -> tuple[int, int, float, float, float]:
+    """Random legal steps of ``vec`` (``vec.random_actions(rng)``) for ``seconds``: (steps, sessions finished, time
+    inside ``vec.step``, time sampling the actions, seconds elapsed)."""
+    steps = sessions = 0
+    t_step = t_sample = 0.0
+    perf = time.perf_counter
+    start = perf()
+    while perf() - start < seconds:
+        t0 = perf()
+        actions = vec.random_actions(rng)
+        t1 = perf()
+        _obs, _mask, _seat, _rewards, done = vec.step(actions)
+        t2 = perf()
+        t_sample += t1 - t0
+        t_step += t2 - t1
+        steps += 1
+        sessions += int(np.count_nonzero(done))
+    return steps, sessions, t_step, t_sample, perf() - start
+
+
 def bench_vector_env(profile: str, num_envs: int, seconds: float, seed: int = 0, memory: bool = True,
                      **config: Any) -> dict[str, Any]:
     """Random legal play through ``VectorEnv(profile, num_envs, seed=seed, **config)`` for ``seconds``, one core.
@@ -144,21 +166,7 @@ def bench_vector_env(profile: str, num_envs: int, seconds: float, seed: int = 0,
     try:
         _obs, _mask, _seat = vec.reset()
         t_obs, n_obs = 0.0, 0  # the deal is not part of the timed loop
-        steps = sessions = 0
-        t_step = t_sample = 0.0
-        perf = time.perf_counter
-        start = perf()
-        while perf() - start < seconds:
-            t0 = perf()
-            actions = vec.random_actions(rng)
-            t1 = perf()
-            _obs, _mask, _seat, _rewards, done = vec.step(actions)
-            t2 = perf()
-            t_sample += t1 - t0
-            t_step += t2 - t1
-            steps += 1
-            sessions += int(np.count_nonzero(done))
-        secs = perf() - start
+        steps, sessions, t_step, t_sample, secs = _random_vector_play(vec, rng, seconds)
     finally:
         del observer.encode
         if fast_fn is not None:
