@@ -27,8 +27,8 @@ if str(ROOT) not in sys.path:  # run as `python training/ppo.py` from a fresh cl
 
 import rummy_env  # noqa: E402
 from rummy_env import bots as bot_registry  # noqa: E402
-from rummy_env.cli.commands import output_problem  # noqa: E402
 from rummy_env.evaluation import match  # noqa: E402
+from rummy_env.evaluation.arguments import output_problem  # noqa: E402
 from rummy_env.models.checkpoints import ACTIVATION_NAMES, MAX_LAYERS, MAX_WIDTH  # noqa: E402
 from rummy_env.registry import GAMES, game  # noqa: E402
 

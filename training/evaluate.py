@@ -42,7 +42,7 @@ def evaluate(
 ) -> dict:
     """The checkpoint against each opponent; each match announced on stderr, with a progress bar, and its result
     printed on stdout as it finishes."""
-    from rummy_env.cli.terminal import progress_bar
+    from rummy_env.evaluation.terminal import progress_bar
 
     out = {}
     name = Path(path).name
@@ -284,7 +284,7 @@ def plot(run_dirs: list[str], out: str, labels: list[str] | None = None) -> None
 
 def main(argv: list[str] | None = None) -> int:
     """Command line (see the module docstring); a usage error or a bad checkpoint is one line on stderr, exit 2."""
-    from rummy_env.cli.commands import ArgumentParser, count, output_problem
+    from rummy_env.evaluation.arguments import ArgumentParser, count, output_problem
 
     p = ArgumentParser(
         prog="evaluate.py",

@@ -7,7 +7,7 @@ update's figures (TensorBoard ``charts/*``, ``time/*``, ``losses/*``; a line of 
 mean, what to expect and the next commands with this run's checkpoint (``next_steps``); ``final_evaluation``
 evaluates the final checkpoint.
 
-The progress bar follows the rule of every command (``rummy_env.cli.terminal.show_progress``): drawn only when
+The progress bar follows the rule of every command (``rummy_env.evaluation.terminal.show_progress``): drawn only when
 stderr is a terminal, so a log file gets no redraws; its total is the steps the run will really take
 (``ppo.planned_steps``: whole rollouts), and it never counts past it.
 """
@@ -31,6 +31,9 @@ from common import (
     run_name,
     summarise_match,
 )
+
+from rummy_env.evaluation.terminal import show_progress, wrap
+from rummy_env.registry import game
 
 
 def evaluate_model(model: Any, cfg: Any, opponents: list[str], sessions: int, seed: int) -> dict[str, Any]:
@@ -69,8 +72,6 @@ def short(m: dict[str, Any]) -> str:
 
 def score_units(profile: str) -> str:
     """What an evaluation's figures are, in words: ``penalty points per round (lower is better)``."""
-    from rummy_env.registry import game
-
     g = game(profile)
     return f"{g.score_name} points per {g.unit} ({'lower' if g.lower_is_better else 'higher'} is better)"
 
@@ -107,9 +108,6 @@ def next_steps(cfg: Any, num_players: int, evaluation: dict[str, Any], checkpoin
     """The lines that end a run: what the evaluation's figures mean, this run against what a short run from scratch
     is expected to reach, and the next commands with this run's checkpoint filled in (play against it, evaluate
     it, compare it with the shipped checkpoint of the profile, train longer)."""
-    from rummy_env.cli.terminal import wrap
-    from rummy_env.registry import game
-
     g = game(cfg.profile)
     units = f"{g.score_name} points per {g.unit}"
     shown = [m for m in evaluation.values() if "skipped" not in m]
@@ -184,10 +182,8 @@ class RunLog:
     def open_bar(self, global_step: int, total: int) -> None:
         """The tqdm progress bar of the steps from ``global_step`` to ``total`` (the steps the run will take: whole
         rollouts), drawn on stderr when ``progress_bar`` is set and stderr is a terminal
-        (``rummy_env.cli.terminal.show_progress``: a log file or a pipe gets no redraws)."""
+        (``rummy_env.evaluation.terminal.show_progress``: a log file or a pipe gets no redraws)."""
         from tqdm import tqdm
-
-        from rummy_env.cli.terminal import show_progress
 
         total = max(total, global_step)
         on = show_progress(quiet=not self.cfg.progress_bar)
