@@ -14,6 +14,10 @@ from ..evaluation.tournament import env_config_from_args, format_standings, save
 
 def _cmd_tournament(args: Any) -> int:
     env_config = env_config_from_args(args.profile, args.rounds, args.deals)
+    if args.address is not None and args.backend != "ray":
+        raise ValueError(f"--address {args.address!r} joins a Ray cluster: it needs --backend ray")
+    if args.backend == "ray" and args.save_games is not None:
+        raise ValueError("--save-games needs --backend local (game logs are written on this machine as sessions end)")
     if args.out is not None:  # before playing: a tournament's results must not be lost to an unwritable --out
         problem = output_problem(args.out, folder=True)
         if problem:
@@ -33,6 +37,8 @@ def _cmd_tournament(args: Any) -> int:
             duplicate=not args.no_duplicate,
             progress=not args.quiet,
             save_games=args.save_games,
+            backend=args.backend,
+            address=args.address,
             **env_config,
         )
     except OSError as exc:
@@ -82,6 +88,19 @@ def add_tournament_command(sub: Any) -> None:
     p.add_argument("--sessions", type=int, default=100, help="sessions to play, rounded up to whole blocks")
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1; results do not change)")
+    p.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="local: this machine (--workers processes); ray: every session a Ray task (the [rllib] extra); "
+        "results do not change",
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        help="with --backend ray: the cluster to join (auto, HOST:PORT, ray://HOST:10001); without it, RAY_ADDRESS "
+        "or a local Ray",
+    )
     p.add_argument("--num-players", type=int, default=None, help="seats per table (default: the profile's)")
     add_session_length_arguments(p)
     p.add_argument("--no-duplicate", action="store_true", help="fresh shoes for every session (no duplicate deals)")

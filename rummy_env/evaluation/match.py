@@ -38,6 +38,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import importlib.util
 import itertools
 import json
 import math
@@ -70,6 +71,8 @@ _T975_SMALL = {
 BACKENDS = ("local", "ray")
 #: the module that registers each contrib backend, imported by name the first time the backend is asked for
 BACKEND_MODULES = {"ray": "rummy_env.integrations.ray_backend"}
+#: the optional package each contrib backend needs (checked before anything is played)
+BACKEND_NEEDS = {"ray": "ray"}
 #: backend name -> ``run(profile, num_players, entrants, env_config, plans, progress) -> records in plan order``
 _BACKEND_RUNNERS: dict[str, Callable[..., list[dict[str, Any]]]] = {}
 #: session ``i`` of a rotation match is dealt with seed ``seed * SESSION_SEED_STRIDE + i``
@@ -511,6 +514,7 @@ def play_sessions(
     progress: Callable[[int], Any] | None = None,
     start_method: str | None = None,
     game_log: Callable[[dict[str, Any]], Any] | None = None,
+    backend_options: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """The records of ``plans`` (``MatchRunner.play``), in plan order, whatever ``workers`` and ``backend``.
 
@@ -519,6 +523,8 @@ def play_sessions(
     then be picklable). ``progress(k)`` is called as ``k`` more sessions are done. Bots compute torch with one thread.
     ``game_log(log)``, if given, is called in this process with each session's game log (``rummy_env.replay``) as
     its record arrives, in plan order (local backend only); the records returned carry no log.
+    ``backend_options`` go to a contrib backend's runner as keywords (Ray: ``address``, ``runtime_env``); the local
+    backend takes none.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend={backend!r}; available: {list(BACKENDS)}")
@@ -527,8 +533,11 @@ def play_sessions(
     tick = progress if progress is not None else (lambda k: None)
     if backend == "ray" and game_log is not None:
         raise ValueError("game logs (game_log=, --save-games) are recorded with backend='local' only")
+    options = dict(backend_options or {})
     if backend != "local":
-        return backend_runner(backend)(profile, num_players, entrants, env_config, plans, tick)
+        return backend_runner(backend)(profile, num_players, entrants, env_config, plans, tick, **options)
+    if options:
+        raise ValueError(f"backend options {sorted(options)} are for backend='ray'; the local backend takes none")
     if workers == 1 or len(plans) <= 1:
         runner = MatchRunner(profile, num_players, entrants, env_config, game_logs=game_log is not None)
         records = []
@@ -541,8 +550,8 @@ def play_sessions(
 
 
 def register_backend(name: str, run: Callable[..., list[dict[str, Any]]]) -> None:
-    """Make ``run(profile, num_players, entrants, env_config, plans, progress)`` (the records of ``plans`` in plan
-    order) the session runner of ``play_sessions(..., backend=name)``; called by a contrib backend module when it is
+    """Make ``run(profile, num_players, entrants, env_config, plans, progress, **options)`` (the records of ``plans``
+    in plan order; ``options`` are ``play_sessions``' ``backend_options``) the session runner of ``play_sessions(..., backend=name)``; called by a contrib backend module when it is
     imported (``rummy_env.integrations.ray_backend``)."""
     _BACKEND_RUNNERS[name] = run
 
@@ -550,6 +559,8 @@ def register_backend(name: str, run: Callable[..., list[dict[str, Any]]]) -> Non
 def backend_runner(name: str) -> Callable[..., list[dict[str, Any]]]:
     """The session runner registered for the contrib backend ``name``, its module (``BACKEND_MODULES``) imported by
     name if it has not registered yet; ``ValueError`` if it cannot be imported."""
+    if importlib.util.find_spec(BACKEND_NEEDS.get(name, name)) is None:
+        raise ValueError(f"backend={name!r} needs {BACKEND_NEEDS.get(name, name)}: pip install 'rummy_env[rllib]'")
     if name not in _BACKEND_RUNNERS:
         try:
             importlib.import_module(BACKEND_MODULES[name])  # the contrib module registers itself when imported

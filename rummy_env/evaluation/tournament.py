@@ -65,6 +65,7 @@ from .match import (
     Z975,
     MatchRunner,
     SessionPlan,
+    backend_runner,
     deal_fingerprint,
     mean_ci,
     numbered_rounds,
@@ -169,6 +170,8 @@ def tournament(
     backend: str = "local",
     progress: bool = False,
     save_games: str | os.PathLike[str] | None = None,
+    address: str | None = None,
+    runtime_env: dict[str, Any] | None = None,
     **env_config: Any,
 ) -> dict[str, Any]:
     """Play a seeded tournament of ``entrants`` (bot ids, ``checkpoint:PATH``) and return its results as data.
@@ -178,15 +181,21 @@ def tournament(
     ``env_config`` goes to ``rummy_env.make`` (``rounds=(1, 2)``; continental ``rounds=2`` deals; rule overrides);
     ``progress`` shows a tqdm bar on stderr when stderr is a terminal. ``save_games``: a folder that receives the
     game log of every session (``session_0000.json`` ..., ``rummy_env.replay``, ``docs/guides/watching.md``; local backend only).
+    ``backend="ray"`` plays every session as a Ray task: ``address`` is the cluster to join (``"auto"``,
+    ``"HOST:PORT"``; None: ``RAY_ADDRESS``, else a local Ray, said on stderr) and ``runtime_env`` goes to
+    ``ray.init``; ``checkpoint:PATH`` entrants are sent as absolute paths. The results do not depend on the backend.
     """
     specs = list(entrants)
     n = _check_arguments(profile, specs, workers, num_players, backend, env_config)
+    options = _backend_options(backend, address, runtime_env)
+    if backend != "local":
+        backend_runner(backend)  # a missing optional dependency stops the tournament before any entrant is loaded
     with _torch_threads(1):
         check_entrants(profile, specs, n, env_config)
     plans = plan_sessions(len(specs), n, sessions, seed=seed, duplicate=duplicate)
     game_log = _game_log_writer(save_games, len(plans), backend)
     start = time.perf_counter()
-    records = _play_plans(profile, n, specs, env_config, plans, workers, backend, progress, game_log)
+    records = _play_plans(profile, n, specs, env_config, plans, workers, backend, progress, game_log, options)
     seconds = time.perf_counter() - start
     results = summarize(records, profile=profile, specs=specs, num_players=n, seed=seed, duplicate=duplicate)
     results["sessions_requested"] = sessions
@@ -199,6 +208,20 @@ def tournament(
         "decisions_per_second": decisions / seconds if seconds else None,
     }
     return results
+
+
+def _backend_options(backend: str, address: str | None, runtime_env: dict[str, Any] | None) -> dict[str, Any]:
+    """The keywords of the backend's session runner; ``ValueError`` for Ray options given to the local backend."""
+    if backend == "local":
+        given = [name for name, value in (("address", address), ("runtime_env", runtime_env)) if value is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)} is for backend='ray'; the local backend plays on this machine")
+        return {}
+    if address is not None and (not isinstance(address, str) or not address):
+        raise ValueError(f"address={address!r}: a Ray address such as 'auto', 'HOST:PORT' or 'ray://HOST:10001'")
+    if runtime_env is not None and not isinstance(runtime_env, dict):
+        raise ValueError(f"runtime_env must be a dict (ray.init's runtime_env), got {type(runtime_env).__name__}")
+    return {"address": address, "runtime_env": runtime_env}
 
 
 def _game_log_writer(folder: str | os.PathLike[str] | None, sessions: int, backend: str) -> Any:
@@ -246,13 +269,14 @@ def _play_plans(
     backend: str,
     progress: bool,
     game_log: Any = None,
+    options: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """The tournament records of ``plans`` (the match runner's, without ``EXTRA_FIELDS``), with a tqdm bar;
     ``game_log(log)`` receives each session's game log (``play_sessions``)."""
     bar = progress_bar(len(plans), desc=f"{profile} tournament", unit="session", enabled=progress)
     try:
         played = play_sessions(profile, n, specs, env_config, plans, workers=workers, backend=backend,
-                               progress=bar.update, game_log=game_log)  # fmt: skip
+                               progress=bar.update, game_log=game_log, backend_options=options)  # fmt: skip
     finally:
         bar.close()
     return [{k: v for k, v in rec.items() if k not in EXTRA_FIELDS} for rec in played]

@@ -28,17 +28,29 @@ file system, or the same path on every node).
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from rummy_env.evaluation.match import MatchRunner, register_backend, single_thread_torch
+from rummy_env.models.checkpoints import resolve_checkpoint, shipped_names
+
+CHECKPOINT_PREFIX = "checkpoint:"
+#: printed on stderr when a Ray backend call starts its own local Ray
+LOCAL_RAY_NOTE = (
+    "ray: no address given and RAY_ADDRESS is not set: starting a local Ray on this machine only "
+    "(pass address='auto' or 'HOST:PORT', or --address, to join a running cluster)"
+)
 
 #: runners cached per worker process, keyed by (profile, players, entrants, env config)
 _RUNNERS: dict[Any, Any] = {}
 
 
 def _ensure_ray(address: str | None, runtime_env: dict[str, Any] | None, num_cpus: int | None) -> bool:
-    """Initialise Ray if it is not yet; True if this call started it."""
+    """Initialise Ray if it is not yet; True if this call started it. Without ``address`` and without
+    ``RAY_ADDRESS`` in the environment, Ray starts a private local instance: say so on stderr, since a user who meant
+    to use a cluster would otherwise never know."""
     import ray  # optional dependency: ray (the [rllib] extra); this module imports without it
 
     if ray.is_initialized():
@@ -46,12 +58,35 @@ def _ensure_ray(address: str | None, runtime_env: dict[str, Any] | None, num_cpu
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "ignore_reinit_error": True}
     if address:
         kwargs["address"] = address
-    elif num_cpus is not None:
-        kwargs["num_cpus"] = num_cpus
+    else:
+        if not os.environ.get("RAY_ADDRESS"):
+            print(LOCAL_RAY_NOTE, file=sys.stderr)
+        if num_cpus is not None:
+            kwargs["num_cpus"] = num_cpus
     if runtime_env:
         kwargs["runtime_env"] = runtime_env
     ray.init(**kwargs)
     return True
+
+
+def portable_entrant(spec: Any) -> Any:
+    """The entrant id a worker on another node can load: ``checkpoint:PATH`` with a relative ``PATH`` becomes
+    ``checkpoint:/absolute/PATH`` (``@sample``/``@greedy`` kept); a shipped checkpoint's bare name
+    (``checkpoint:contract``) stays a name, resolved by each worker in its own installed package; every other id,
+    and a bot factory, is returned unchanged. The checkpoint files themselves are not sent: every node must see
+    them at that absolute path (a shared file system, or the same copy on every node)."""
+    if not isinstance(spec, str) or not spec.startswith(CHECKPOINT_PREFIX):
+        return spec
+    arg = spec[len(CHECKPOINT_PREFIX) :]
+    path, suffix = arg, ""
+    head, _, tail = arg.rpartition("@")
+    if head and tail in ("sample", "greedy"):
+        path, suffix = head, "@" + tail
+    if not path or os.path.isabs(path):
+        return spec
+    if path in shipped_names() and resolve_checkpoint(path) != path:
+        return spec  # a shipped name, and no local file of that name shadows it
+    return CHECKPOINT_PREFIX + os.path.abspath(path) + suffix
 
 
 def run_matches_ray(
@@ -144,12 +179,29 @@ def play_sessions_ray(
     env_config: dict[str, Any],
     plans: Sequence[Any],
     progress: Callable[[int], Any] | None = None,
+    *,
+    address: str | None = None,
+    runtime_env: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """The records of ``plans`` played as Ray tasks, in plan order: ``play_sessions(..., backend="ray")``."""
-    tasks = session_tasks(profile, num_players, entrants, env_config, plans)
-    return run_matches_ray(play_session_task, tasks, progress=progress)
+    """The records of ``plans`` played as Ray tasks, in plan order: ``play_sessions(..., backend="ray")``.
+
+    ``address`` is the cluster to join (``"auto"``, ``"HOST:PORT"``, ``"ray://HOST:10001"``; None: ``RAY_ADDRESS``
+    or a local Ray, said on stderr); ``runtime_env`` goes to ``ray.init`` (e.g. ``{"py_modules": [rummy_env]}``).
+    ``checkpoint:`` entrants are made absolute first (``portable_entrant``), so workers on other nodes find the same
+    files; the records do not depend on it."""
+    specs = [portable_entrant(e) for e in entrants]
+    tasks = session_tasks(profile, num_players, specs, env_config, plans)
+    return run_matches_ray(play_session_task, tasks, address=address, runtime_env=runtime_env, progress=progress)
 
 
 register_backend("ray", play_sessions_ray)
 
-__all__ = ["play_session_task", "play_sessions_ray", "run_matches_ray", "session_tasks"]
+__all__ = [
+    "CHECKPOINT_PREFIX",
+    "LOCAL_RAY_NOTE",
+    "play_session_task",
+    "play_sessions_ray",
+    "portable_entrant",
+    "run_matches_ray",
+    "session_tasks",
+]
