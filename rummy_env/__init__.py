@@ -53,7 +53,12 @@ def _register() -> list[str]:
 
     for env_id, profile in GYMNASIUM_IDS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point="rummy_env.envs.wrappers:SingleAgentEnv", kwargs={"profile": profile})
+            gymnasium.register(
+                env_id,
+                entry_point="rummy_env.envs.wrappers:SingleAgentEnv",
+                vector_entry_point="rummy_env.vector.gym_vector:make_vec_env",
+                kwargs={"profile": profile},
+            )
         done.append(env_id)
     return done
 

@@ -25,4 +25,9 @@ class RandomBot:
         legal = np.flatnonzero(env.unwrapped.action_mask(agent))
         if len(legal) == 0:
             raise ValueError(f"{agent} has no legal action: it is not its decision")
+        return self.act_legal(legal)
+
+    def act_legal(self, legal: Any) -> int:
+        """The action ``act`` picks when the legal action ids, in ascending order, are ``legal`` (a non-empty
+        sequence): batched envs that hold the engine's legal list call this instead of building a mask."""
         return int(legal[self.rng.integers(len(legal))])
