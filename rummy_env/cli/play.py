@@ -29,7 +29,6 @@ of its penalties (or payments) and the running totals.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 import sys
@@ -42,6 +41,7 @@ import rummy_env
 
 from .. import bots
 from ..core.cards import SUIT_SYMBOLS, SUITS, card_str, parse_card
+from ..core.files import InputFileError, read_json
 from ..envs.picture import round_text
 from ..evaluation.tournament import env_config_from_args, resolve_num_players
 from ..registry import game
@@ -64,6 +64,11 @@ HINT_WORDS = ("stock", "pile", "buy", "pass", "out", "declare")
 CARD_WORDS = {"discard": ("discard",), "d": ("discard",), "declare": ("discard_declare",)}
 QUIT_WORDS = ("quit", "q", "exit")
 LIST_WORDS = ("moves", "m", "list", "help", "h", "?")
+
+#: the largest scenario file ``--scenario`` reads (a position is a few KB)
+MAX_SCENARIO_BYTES = 1 << 20
+#: the longest move number read as a number (longer digit strings are answered as no such move)
+MAX_MOVE_DIGITS = 9
 
 _SEAT_OF = re.compile(r"\bseat (\d+)'s\b")
 _JOKER_AS = re.compile(r"JK\(([^)]*)\)")
@@ -288,7 +293,9 @@ class TerminalGame:
             return "Nothing typed."
         if low in QUIT_WORDS:
             return None
-        if t.isdigit():
+        if t.isdigit():  # a move number; a huge one is no move (int() of 4,301+ digits raises), nor a superscript
+            if not t.isdecimal() or len(t) > MAX_MOVE_DIGITS:
+                return f"There is no move {t[:12]}{'...' if len(t) > 12 else ''}; type a number 1..{len(legal)}."
             k = int(t)
             if 1 <= k <= len(legal):
                 return legal[k - 1]
@@ -565,11 +572,10 @@ def _cmd_play(args: Any) -> int:
     env_config = env_config_from_args(args.profile, args.rounds, args.deals)
     scenario = None
     if args.scenario:
-        try:
-            with open(args.scenario) as f:
-                scenario = json.load(f)
-        except (OSError, json.JSONDecodeError) as exc:
-            raise PlayError(f"cannot read the scenario {args.scenario!r}: {exc}") from None
+        try:  # the bounded reader: a regular file of at most MAX_SCENARIO_BYTES, bounded JSON (no FIFO, no /dev/zero)
+            scenario = read_json(args.scenario, limit=MAX_SCENARIO_BYTES, what="scenario")
+        except InputFileError as exc:
+            raise PlayError(f"cannot read the scenario {args.scenario!r}: {exc.reason}") from None
     seed = args.seed
     game = TerminalGame(args.profile, args.opponents, args.seat, seed, scenario=scenario, **env_config)  # checks first
     game.say(f"Seed {seed}. The same game again: {replay_command(args, seed)}")

@@ -188,6 +188,8 @@ def tournament(
     specs = list(entrants)
     n = _check_arguments(profile, specs, workers, num_players, backend, env_config)
     options = _backend_options(backend, address, runtime_env)
+    if save_games is not None and backend != "local":
+        raise ValueError(f"save_games needs backend='local' (game logs are written as sessions end), got {backend!r}")
     if backend != "local":
         backend_runner(backend)  # a missing optional dependency stops the tournament before any entrant is loaded
     with _torch_threads(1):

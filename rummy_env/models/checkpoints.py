@@ -33,6 +33,17 @@ weights and under 4 KB of JSON):
 | `MAX_PARAMETERS` | 50,000,000 parameters (200 MB of float32) |
 | `MAX_WEIGHTS_BYTES` | 4 bytes per allowed parameter plus the header: the weights file; twice that for `X.train.safetensors` |
 
+The env a checkpoint was trained in (``env_config``: ``rummy_env.make`` arguments and rules overrides) is checked
+before any env is built from it: only the arguments ``ENV_ARGS`` and the fields of the profile's rules object, at most
+``MAX_ENV_CONFIG_KEYS`` of them, every rules field within its bounds (``rummy_env.rules.bounds``: e.g. at most 8
+decks), a session length of at most ``MAX_ENV_ROUNDS`` entries, plain values for the rest; anything else is a
+``CheckpointError`` saying the ``env_config`` "does not make an env" and why (``rummy_env.models.env_config``). ``save_checkpoint`` also copies the
+``env_config`` into the weights header, and a checkpoint that has the copy must have the same ``env_config`` in its
+JSON (an edited ``env_config`` is refused like any edited fact). Checkpoints saved before the copy existed still
+load, their ``env_config`` bound-checked: the shipped ones (saved before it) are compared with the ``env_config`` that
+``manifest.json`` records for their weights' sha256; any other whose ``env_config`` changes the env (anything beyond
+``num_players``) gets a ``CheckpointFormatWarning`` suggesting ``reexport_checkpoint``, which adds the copy.
+
 What it cannot catch: someone who edits the weights *and* rewrites both the hash and the header copy consistently.
 Such a checkpoint is a different (possibly weak) policy, but still cannot run code: safetensors holds only numbers.
 
@@ -57,6 +68,7 @@ Only ``save_checkpoint`` / ``load_checkpoint`` of a network import torch (throug
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -68,7 +80,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.files import InputFileError, read_json, shorten, write_atomic
 from ..registry import GAMES, game
+
+# what an env_config may hold lives in ``env_config`` (re-exported here)
+from .env_config import (  # noqa: F401
+    ENV_ARGS,
+    MAX_ENV_CONFIG_KEYS,
+    MAX_ENV_ROUNDS,
+    PLAIN_ENV_KEYS,
+    env_config_problem,
+    tuples,
+)
 
 # the architecture schema and its limits live in ``spec`` (torch-free, shared with ``policy``); re-exported here
 from .spec import (  # noqa: F401
@@ -126,6 +149,8 @@ REQUIRED_KEYS = (
     "config",
     "evaluation",
 )
+#: the header key of the copy of ``env_config`` (optional in older files, compared when present)
+ENV_CONFIG_KEY = "env_config"
 #: file names that are pickles (or zip-wrapped pickles, as ``torch.save`` writes): refused before opening
 PICKLE_SUFFIXES = (".pt", ".pth", ".pkl", ".pickle", ".ckpt", ".bin", ".zip", ".joblib", ".npy", ".npz")
 
@@ -261,6 +286,10 @@ def save_checkpoint(
     if "profile" not in metadata:
         raise CheckpointError("metadata must give 'profile'")
     env_config = dict(metadata.get("env_config") or {})
+    try:
+        check_env_config(metadata["profile"], metadata.get("num_players"), env_config)
+    except CheckpointError as e:
+        raise CheckpointError(f"metadata: {e}") from None
     facts = env_facts(metadata["profile"], metadata.get("num_players"), **_shape_config(env_config))
     arch = dict(model.arch)
     if (arch["obs_size"], arch["num_actions"]) != (facts["observation_size"], facts["num_actions"]):
@@ -282,27 +311,42 @@ def save_checkpoint(
         if k not in meta and k not in ("weights_file", "weights_sha256"):
             meta[k] = v
     meta.setdefault("created", time.strftime("%Y-%m-%dT%H:%M:%S%z"))
-    header = {"rummy_env_checkpoint": json.dumps({k: meta[k] for k in (*HEADER_KEYS, FINGERPRINT_KEY)}, sort_keys=True)}
+    copy = {k: meta[k] for k in (*HEADER_KEYS, FINGERPRINT_KEY)}
+    copy[ENV_CONFIG_KEY] = json.loads(json.dumps(env_config))  # as the JSON will hold it (tuples as lists)
+    header = {"rummy_env_checkpoint": json.dumps(copy, sort_keys=True)}
     tensors = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
-    save_file(tensors, str(weights_path), metadata=header)
+    # every file is written whole or not at all (a temporary file renamed over it): no half-written checkpoint
+    write_atomic(weights_path, lambda tmp: save_file(tensors, str(tmp), metadata=header))
     meta["weights_file"] = weights_path.name
     meta["weights_sha256"] = sha256_file(weights_path)
     if extra_tensors:
         train_path = weights_path.with_name(weights_path.name.replace(".safetensors", ".train.safetensors"))
-        save_file({k: v.detach().cpu().contiguous() for k, v in extra_tensors.items()}, str(train_path))
+        extra = {k: v.detach().cpu().contiguous() for k, v in extra_tensors.items()}
+        write_atomic(train_path, lambda tmp: save_file(extra, str(tmp)))
         meta["train_state_file"] = train_path.name
         meta["train_state_sha256"] = sha256_file(train_path)
-    tmp = meta_path.with_name(meta_path.name + ".tmp")
-    tmp.write_text(json.dumps(meta, indent=2, sort_keys=False) + "\n")
-    tmp.replace(meta_path)
+    text = json.dumps(meta, indent=2, sort_keys=False) + "\n"
+    write_atomic(meta_path, lambda tmp: tmp.write_text(text))
     return weights_path, meta_path
+
+
+def check_env_config(profile: str, num_players: Any, env_config: Any) -> None:
+    """Refuse an ``env_config`` that would not make a small env, before anything is built: a ``CheckpointError``
+    saying it "does not make an env" and why (``rummy_env.models.env_config.env_config_problem``: an unknown argument,
+    too many keys, a rules field out of its bounds, a session length that is not one). Only a rules object is made
+    (microseconds); ``save_checkpoint`` and every load run it."""
+    if profile not in GAMES:
+        raise CheckpointError(f"unknown profile {shorten(profile)}; this rummy_env provides {sorted(GAMES)}")
+    why = env_config_problem(profile, num_players, env_config)
+    if why:
+        raise CheckpointError(f"env_config {shorten(env_config, 120)} does not make an env ({why})")
 
 
 def _shape_config(env_config: dict[str, Any]) -> dict[str, Any]:
     """The env arguments a checkpoint was trained with (JSON lists back to tuples), to rebuild its env's sizes:
     some change them (``deals`` of continental, rule overrides)."""
     skip = ("render_mode", "num_players")  # num_players is a fact of its own
-    return {k: (tuple(v) if isinstance(v, list) else v) for k, v in env_config.items() if k not in skip}
+    return {k: tuples(v) for k, v in env_config.items() if k not in skip}
 
 
 def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -347,10 +391,60 @@ def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
     for key in (*HEADER_KEYS, FINGERPRINT_KEY):  # an older file has the fingerprint in neither or both
         if meta.get(key) != copy.get(key):
             raise CheckpointError(
-                f"{meta_path}: {key}={meta.get(key)!r} but the weights were saved with {key}={copy.get(key)!r}: the JSON "
-                "was edited"
+                f"{meta_path}: {key}={shorten(meta.get(key), 200)} but the weights were saved with "
+                f"{key}={shorten(copy.get(key), 200)}: the JSON was edited"
             )
+    _check_meta_env_config(meta, meta_path, copy)
     return meta
+
+
+def _check_meta_env_config(meta: dict[str, Any], meta_path: Path, copy: dict[str, Any]) -> None:
+    """The checkpoint's ``env_config`` within bounds (``check_env_config``), and equal to the copy in the weights
+    header when the file has one; an older file without the copy is warned about (once) if its ``env_config``
+    changes the env."""
+    env_config = meta.get("env_config") or {}
+    try:
+        check_env_config(meta["profile"], meta["num_players"], env_config)
+    except CheckpointError as e:
+        raise CheckpointError(f"{meta_path}: {e}") from None
+    saved = copy.get(ENV_CONFIG_KEY, _shipped_env_configs().get(meta["weights_sha256"]))
+    if saved is not None:  # the header's copy, or (older files) the manifest's entry for shipped weights
+        if saved != env_config:
+            where = "the weights were saved with" if ENV_CONFIG_KEY in copy else "the shipped checkpoint has"
+            raise CheckpointError(
+                f"{meta_path}: env_config={shorten(env_config, 200)} but {where} env_config={shorten(saved, 200)}: "
+                "the JSON was edited"
+            )
+        return
+    if any(k not in PLAIN_ENV_KEYS for k in env_config):
+        key = str(meta_path.resolve()) + "#env_config"
+        if key not in _WARNED:
+            _WARNED.add(key)
+            warnings.warn(
+                f"{meta_path}: an older checkpoint whose env_config {shorten(env_config, 120)} is not copied in its "
+                "weights header, so an edit of it cannot be told (it was checked against the rules bounds). Re-export "
+                f"it once with rummy_env.checkpoints.reexport_checkpoint({str(meta_path.with_suffix(''))!r}) to add "
+                "the copy (weights unchanged)",
+                CheckpointFormatWarning,
+                stacklevel=4,
+            )
+
+
+@functools.cache
+def _shipped_env_configs() -> dict[str, Any]:
+    """``weights_sha256 -> env_config`` of the shipped checkpoints (their ``manifest.json``): the integrity check of
+    the ``env_config`` of shipped weights saved before the header copy existed, wherever a copy of them is loaded
+    from. Empty without a manifest (or with one that cannot be read)."""
+    folder = shipped_dir()
+    found: dict[str, Any] = {}
+    try:
+        manifest = read_json(folder / "manifest.json", limit=MAX_METADATA_BYTES, what="manifest") if folder else {}
+        for entry in (manifest.get("checkpoints") or {}).values():
+            if isinstance(entry.get("weights_sha256"), str) and isinstance(entry.get("env_config"), dict):
+                found[entry["weights_sha256"]] = entry["env_config"]
+    except (InputFileError, AttributeError):
+        return {}
+    return found
 
 
 def load_checkpoint(
@@ -392,7 +486,7 @@ def _load(
     except Exception as e:  # noqa: BLE001 - untrusted env_config: whatever make() raises, it is a bad checkpoint
         raise CheckpointError(
             f"{meta_path}: profile {meta['profile']!r} with {meta['num_players']} players and env_config "
-            f"{env_config!r} does not make an env ({type(e).__name__}: {e})"
+            f"{shorten(env_config, 200)} does not make an env ({type(e).__name__}: {str(e)[:600]})"
         ) from None
     for key in ("env_version", "observation_size", "num_actions"):
         if meta[key] != facts[key]:
@@ -460,7 +554,7 @@ def _check_fingerprint(meta: dict[str, Any], facts: dict[str, Any], meta_path: P
     if have != want:
         raise CheckpointError(
             f"{meta_path}: {FINGERPRINT_KEY} {have} but this rummy_env's {meta['profile']} env with "
-            f"{meta['num_players']} players (env_config {env_config!r}) has {want}: the action table or the "
+            f"{meta['num_players']} players (env_config {shorten(env_config, 200)}) has {want}: the action table or the "
             "observation changed since the checkpoint was saved (same sizes, different meanings), so its policy would "
             "pick the wrong actions; retrain it, or migrate it to the current table"
         )
@@ -672,8 +766,11 @@ __all__ = [
     "Checkpoint",
     "CheckpointError",
     "CheckpointFormatWarning",
+    "ENV_ARGS",
+    "ENV_CONFIG_KEY",
     "FINGERPRINT_KEY",
     "check_architecture",
+    "check_env_config",
     "checkpoint_paths",
     "resolve_checkpoint",
     "shipped_dir",

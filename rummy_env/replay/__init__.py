@@ -4,10 +4,12 @@
   ``rummy tournament --save-games DIR`` writes one log per session (``tournament(..., save_games=DIR)``).
 * ``read_log(path)`` reads a log and checks its structure; ``replay(log)`` re-plays it through the engine, checking
   every action and the results, and returns the frames of the replay (``Replay``).
-* ``write_html(log, path)`` writes the replay as one self-contained web page (``rummy replay LOG --html PAGE``).
+* ``write_html(log, path)`` writes the replay as one self-contained web page (``rummy replay LOG --html PAGE``),
+  atomically; a ``path`` that is the log itself is refused (``OutputFileError``, a ``ValueError``).
 
-A log that is not JSON, of another format or an unknown version, or whose actions the engine refuses raises
-``GameLogError`` (a ``ValueError``) that says what is wrong and what is expected.
+A log that cannot be read within the bounds of ``read_log`` (a regular file of at most 64 MiB, JSON nested at most 64
+levels), is not JSON, of another format or an unknown version, has a key of the wrong type, rules out of bounds, or
+actions the engine refuses raises ``GameLogError`` (a ``ValueError``) that says what is wrong and what is expected.
 """
 
 from __future__ import annotations

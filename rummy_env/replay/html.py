@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..core.files import refuse_overwrite, write_text_atomic
 from .replay import Replay, replay
 
 _CSS = """
@@ -381,12 +382,13 @@ def render_html(source: Any) -> str:
 
 
 def write_html(source: Any, path: str | os.PathLike[str]) -> Path:
-    """Write the replay page of ``source`` (``render_html``) to ``path``; returns the path."""
-    text = render_html(source)
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text, encoding="utf-8")
-    return p
+    """Write the replay page of ``source`` (``render_html``) to ``path``, atomically (a temporary file in the same
+    folder renamed over it); returns the path. A ``path`` that is the game log itself is refused with an
+    ``OutputFileError`` (a ``ValueError``) before anything is replayed or written."""
+    log_file = source.source if isinstance(source, Replay) else source
+    if isinstance(log_file, (str, os.PathLike)):
+        refuse_overwrite(path, [log_file], flag="the replay page")
+    return write_text_atomic(Path(path), render_html(source))
 
 
 __all__ = ["render_html", "write_html"]

@@ -20,9 +20,11 @@ counts of the round's buys, pickups and joker swaps.
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.files import shorten
 from ..registry import GAMES, game
 from .log import GameLogError, jsonable, read_log, rules_json
 
@@ -30,6 +32,8 @@ from .log import GameLogError, jsonable, read_log, rules_json
 REDEAL_KEYS = ("hands", "discard", "stock")
 #: action kinds counted per seat and round in the frames
 TALLY_KINDS = {"buys": ("buy",), "pickups": ("draw_discard", "pickup"), "swaps": ("swap_joker",)}
+#: the longest message of the engine quoted in a ``GameLogError`` (a hostile state could make it long)
+MAX_QUOTED = 600
 
 
 @dataclass
@@ -41,6 +45,8 @@ class Replay:
     round_results: list[dict[str, Any]] = field(default_factory=list)
     totals: list[int] = field(default_factory=list)
     winners: list[int] = field(default_factory=list)
+    #: the file the log was read from (None: a dict); ``write_html`` never writes over it
+    source: str | None = None
 
     def page_data(self) -> dict[str, Any]:
         """Everything the web page shows, as JSON data: the game's facts, the round results and the frames."""
@@ -68,7 +74,7 @@ def _rules_for(log: dict[str, Any]) -> Any:
     """The rules object the log was played under: the profile's rules with the fields that differ overridden."""
     profile = log["profile"]
     if profile not in GAMES:
-        raise GameLogError(f"game log of unknown profile {profile!r}; profiles: {sorted(GAMES)}")
+        raise GameLogError(f"game log of unknown profile {shorten(profile)}; profiles: {sorted(GAMES)}")
     g = game(profile)
     logged = log["rules"]
     n = log["num_players"]
@@ -77,15 +83,17 @@ def _rules_for(log: dict[str, Any]) -> Any:
     base = rules_json(g.rules(num_players=n))
     unknown = sorted(set(logged) - set(base))
     if unknown:
-        raise GameLogError(f"game log rules have unknown fields {unknown}; {profile!r} rules have {sorted(base)}")
+        raise GameLogError(
+            f"game log rules have unknown fields {shorten(unknown, 200)}; {profile!r} rules have {sorted(base)}"
+        )
     fields = {f.name for f in dataclasses.fields(g.base_rules)}
     overrides = {k: _tuples(v) for k, v in logged.items() if k in fields and k != "name" and v != base.get(k)}
-    try:
+    try:  # the rules' bounds (``rummy_env.rules.bounds``) are checked here, before anything is built from them
         rules = g.rules(num_players=n, **overrides)
     except (ValueError, TypeError) as exc:
         raise GameLogError(
-            f"game log 'rules' cannot be built (fields {sorted(overrides)} differ from the defaults: {exc}); expected "
-            f"the fields of the {profile!r} rules object with the values `rummy record` writes"
+            f"game log 'rules' cannot be built (fields {sorted(overrides)} differ from the defaults: "
+            f"{_cut(exc)}); expected the fields of the {profile!r} rules object with the values `rummy record` writes"
         ) from None
     if rules_json(rules) != {**base, **logged}:
         raise GameLogError("game log rules do not match any rules object of this rummy_env version")
@@ -96,6 +104,12 @@ def _tuples(v: Any) -> Any:
     return tuple(_tuples(x) for x in v) if isinstance(v, list) else v
 
 
+def _cut(exc: Any) -> str:
+    """The message of ``exc`` cut to ``MAX_QUOTED`` characters."""
+    text = str(exc)
+    return text if len(text) <= MAX_QUOTED else text[: MAX_QUOTED - 3] + "..."
+
+
 def _load(g: Any, data: Any, rules: Any, where: str) -> Any:
     if not isinstance(data, dict):
         raise GameLogError(
@@ -104,7 +118,7 @@ def _load(g: Any, data: Any, rules: Any, where: str) -> Any:
     try:
         return g.load_state(data, rules)
     except ValueError as exc:
-        raise GameLogError(f"{where} is not a state the engine loads: {exc}") from None
+        raise GameLogError(f"{where} is not a state the engine loads: {_cut(exc)}") from None
 
 
 class _Framer:
@@ -195,7 +209,9 @@ def replay(source: Any) -> Replay:
             )
         info = state.action_info(action)
         if info != entry["info"]:
-            raise GameLogError(f"{where}: action {action} is {info} here, but the log says {entry['info']}")
+            raise GameLogError(
+                f"{where}: action {action} is {shorten(info, 200)} here, but the log says {shorten(entry['info'], 200)}"
+            )
         before = state.to_json()
         move = {"seat": seat, "text": state.describe_action(action), "kind": info.get("kind"), "action": action}
         framer.count(seat, info.get("kind", ""))
@@ -224,19 +240,32 @@ def replay(source: Any) -> Replay:
         raise GameLogError(
             f"the session ends after {consumed} actions, but the log has {len(actions)}; a log ends with the session"
         )
-    results = jsonable([dict(r) for r in state.round_results])
-    if results != log["round_results"]:
-        raise GameLogError(f"replayed round results {results} differ from the logged {log['round_results']}")
-    totals = list(state.scores)
-    if totals != log["totals"]:
-        raise GameLogError(f"replayed totals {totals} differ from the logged totals {log['totals']}")
-    winners = list(state.winners())
-    if winners != log["winners"]:
-        raise GameLogError(f"replayed winners {winners} differ from the logged winners {log['winners']}")
+    results, totals, winners = _check_results(state, log)
     last = dict(framer.frames[-1])
     last.update(kind="final", move=None, to_move=-1, scores=totals, results_done=len(results))
     framer.frames.append(last)
-    return Replay(log=log, frames=framer.frames, round_results=results, totals=totals, winners=winners)
+    path = None if isinstance(source, dict) else os.fspath(source)
+    return Replay(log=log, frames=framer.frames, round_results=results, totals=totals, winners=winners, source=path)
+
+
+def _check_results(state: Any, log: dict[str, Any]) -> tuple[list[dict[str, Any]], list[int], list[int]]:
+    """The replayed round results, totals and winners, each checked against the log's."""
+    results = jsonable([dict(r) for r in state.round_results])
+    logged = log["round_results"]
+    if results != logged:
+        k = next((k for k, (a, b) in enumerate(zip(results, logged)) if a != b), min(len(results), len(logged)))
+        raise GameLogError(
+            f"replayed round results differ from the logged ones ({len(results)} replayed, {len(logged)} logged; first "
+            f"difference at round_results[{k}]: replayed {shorten(results[k] if k < len(results) else None, 200)}, "
+            f"logged {shorten(logged[k] if k < len(logged) else None, 200)})"
+        )
+    totals = list(state.scores)
+    if totals != log["totals"]:
+        raise GameLogError(f"replayed totals {totals} differ from the logged totals {shorten(log['totals'], 200)}")
+    winners = list(state.winners())
+    if winners != log["winners"]:
+        raise GameLogError(f"replayed winners {winners} differ from the logged winners {shorten(log['winners'], 200)}")
+    return results, totals, winners
 
 
 def round_end_position(g: Any, rules: Any, before: dict[str, Any], action: int, result: dict[str, Any]) -> dict:
@@ -283,7 +312,8 @@ def _next_deal(g: Any, rules: Any, state: Any, logged: dict[str, Any] | None, in
     changed = sorted(k for k in set(own) | set(dealt) if k not in REDEAL_KEYS and own.get(k) != dealt.get(k))
     if changed:
         raise GameLogError(
-            f"rounds[{index}]: a redeal may replace only {list(REDEAL_KEYS)}; the logged deal also changes {changed}"
+            f"rounds[{index}]: a redeal may replace only {list(REDEAL_KEYS)}; the logged deal also changes "
+            f"{shorten(changed, 200)}"
         )
     return _load(g, dealt, rules, f"rounds[{index}]['dealt']")
 

@@ -5,9 +5,10 @@ Every choice listed as a resolution in C.2 is a field of the frozen ``Continenta
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
+from .bounds import CONTINENTAL_BOUNDS, RulesError, check_fields, check_override_names
 from .continental_hand import RUN_LENGTH_PATTERNS
 
 
@@ -48,19 +49,22 @@ class ContinentalRules:
     turn_cap: int = 400
 
     def __post_init__(self) -> None:
+        check_fields(self, CONTINENTAL_BOUNDS)  # types and bounds first (``rummy_env.rules.bounds``): RulesError
         problems = []
         if not self.min_players <= self.num_players <= self.max_players:
             problems.append(f"num_players={self.num_players} (allowed {self.min_players}..{self.max_players})")
-        if self.turn_cap < 1:
-            problems.append(f"turn_cap={self.turn_cap} (must be >= 1)")
         if self.hand_size % self.deal_packet:
             problems.append("hand_size must be a multiple of deal_packet")
         if self.num_players * self.hand_size + 1 > self.decks * 52 + self.jokers:
             problems.append("the hands and the upcard exceed the shoe")
+        if self.deal_packet > self.hand_size:
+            problems.append(f"deal_packet={self.deal_packet} is larger than hand_size={self.hand_size}")
         if any(sum(p) != self.hand_size for p in self.patterns):
             problems.append("every run-length pattern must add up to hand_size")
+        if any(x < self.min_run for p in self.patterns for x in p):
+            problems.append(f"every run length of the patterns must be at least min_run={self.min_run}")
         if problems:
-            raise ValueError(f"bad {self.name} rules: " + "; ".join(problems))
+            raise RulesError(f"bad {self.name} rules: " + "; ".join(problems))
 
     @property
     def num_deals(self) -> int:
@@ -68,13 +72,9 @@ class ContinentalRules:
         return self.num_players * self.deals_per_player
 
     def with_overrides(self, **overrides: Any) -> ContinentalRules:
-        """A copy with some fields changed; unknown names raise ``ValueError`` listing the allowed ones."""
-        names = {f.name for f in fields(self)}
-        unknown = sorted(set(overrides) - names)
-        if unknown:
-            raise ValueError(f"unknown {self.name} rule field(s) {unknown}; allowed: {sorted(names)}")
-        if "patterns" in overrides:
-            overrides["patterns"] = tuple(tuple(int(x) for x in p) for p in overrides["patterns"])
+        """A copy with some fields changed (lists accepted for tuples); unknown names or values out of bounds raise
+        ``RulesError`` (a ``ValueError``) saying what is allowed."""
+        check_override_names(self, overrides)
         return replace(self, **overrides)
 
 

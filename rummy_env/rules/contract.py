@@ -6,8 +6,10 @@ adopted value as default, so a user can switch it: ``ContractRules(forbid_redisc
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any
+
+from .bounds import CONTRACT_BOUNDS, MAX_CONTRACT_MELDS, RulesError, check_fields, check_override_names
 
 
 @dataclass(frozen=True)
@@ -78,22 +80,21 @@ class ContractRules:
     turn_cap: int = 400
 
     def __post_init__(self) -> None:
+        check_fields(self, CONTRACT_BOUNDS)  # types and bounds first (``rummy_env.rules.bounds``): RulesError
         problems = []
         if not self.min_players <= self.num_players <= self.max_players:
             problems.append(f"num_players={self.num_players} (allowed {self.min_players}..{self.max_players})")
         if len(self.hand_sizes) != len(self.contracts):
             problems.append("hand_sizes and contracts must have one entry per round")
-        if self.turn_cap < 1:
-            problems.append(f"turn_cap={self.turn_cap} (must be >= 1)")
-        if self.decks < 1 or self.jokers < 0:
-            problems.append(f"decks={self.decks}, jokers={self.jokers} (need decks >= 1, jokers >= 0)")
-        if self.group_min < 2 or self.run_min < 2:
-            problems.append("group_min and run_min must be >= 2")
+        if self.group_max is not None and self.group_max < self.group_min:
+            problems.append(f"group_max={self.group_max} is below group_min={self.group_min}")
+        if any(not 1 <= g + r <= MAX_CONTRACT_MELDS for g, r in self.contracts):
+            problems.append(f"every contract asks for 1..{MAX_CONTRACT_MELDS} melds in all")
         deal = self.num_players * max(self.hand_sizes) + 1
         if deal > self.decks * 52 + self.jokers:
             problems.append(f"{self.num_players} hands of {max(self.hand_sizes)} + 1 upcard exceed the shoe")
         if problems:
-            raise ValueError(f"bad {self.name} rules: " + "; ".join(problems))
+            raise RulesError(f"bad {self.name} rules: " + "; ".join(problems))
 
     @property
     def num_rounds(self) -> int:
@@ -128,11 +129,9 @@ class ContractRules:
         return seats
 
     def with_overrides(self, **overrides: Any) -> ContractRules:
-        """A copy with some fields changed; unknown names raise ``ValueError`` listing the allowed ones."""
-        names = {f.name for f in fields(self)}
-        unknown = sorted(set(overrides) - names)
-        if unknown:
-            raise ValueError(f"unknown {self.name} rule field(s) {unknown}; allowed: {sorted(names)}")
+        """A copy with some fields changed; unknown names or values out of bounds raise ``RulesError`` (a
+        ``ValueError``) saying what is allowed."""
+        check_override_names(self, overrides)
         return replace(self, **overrides)
 
 
