@@ -382,6 +382,13 @@ class ContractObserver:
         #: the melds in seat 0's order (``fast.float_view`` of it; False: an empty table)]
         self._fast_table: list[Any] = [None, False]
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Copied and pickled without the fast path's table cache (its view of the encoded table is a memoryview,
+        which neither copies nor pickles; the copy encodes its first table again)."""
+        state = self.__dict__.copy()
+        state["_fast_table"] = [None, False]
+        return state
+
     def _table_segment(self, v: Any) -> np.ndarray | None:
         """The ``table`` piece of view ``v`` (float32; None for an empty table)."""
         if not any(v.seat_melds):

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.cards import NUM_KINDS
 from ..core.melds import GroupSpec, RunSpec, group_catalog, group_spec_cards, run_catalog, run_spec_cards
@@ -93,6 +94,13 @@ class RangeTable:
     def table_rows(self) -> list[tuple[str, int, int, int]]:
         """(name, first id, last id, size) for documentation."""
         return [(r.name, r.start, r.stop - 1, r.size) for r in self.ranges.values()]
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """A table an engine made and cached (``rebuild``: its factory and arguments, set by the engine) pickles
+        and deep-copies as that factory call, so a copy of a state uses the same cached table; any other table
+        by value."""
+        rebuild = self.__dict__.get("rebuild")
+        return rebuild if rebuild is not None else super().__reduce_ex__(protocol)
 
 
 class ActionLayout(RangeTable):

@@ -470,6 +470,34 @@ def load_round_results(
     return copy.deepcopy(results)
 
 
+def load_carried_scores(
+    data: dict[str, Any], n: int, scores: list[int], results: list[dict[str, Any]], amounts: str,
+    minimum: int | None = None,
+) -> list[int] | None:
+    """The totals a session started with before the rounds its ``round_results`` record (None: all 0).
+
+    A scenario without results starts from its ``scores`` (the documented example: round 2, ``scores: [0, 25, 10,
+    40]``); its dumps carry those totals on as ``carried_scores`` (written only when not all 0), so that ``scores``
+    is always ``carried_scores`` plus the sums of the recorded ``amounts``, and every dump of the session reloads.
+    """
+    if "carried_scores" in data:
+        carried = data["carried_scores"]
+        ok = isinstance(carried, list) and len(carried) == n and all(is_int(s) for s in carried)
+        if not ok or (minimum is not None and any(s < minimum for s in carried)):
+            bound = f" >= {minimum}" if minimum is not None else ""
+            raise ScenarioError(f"'carried_scores' must be a list of {n} integers{bound}, got {carried!r}")
+    else:
+        carried = scores if not results else [0] * n
+    sums = [sum(res[amounts][p] for res in results) for p in range(n)]
+    want = [c + s for c, s in zip(carried, sums)]
+    if want != scores:
+        raise ScenarioError(
+            f"'scores' {scores} must be 'carried_scores' {carried} (the totals the session started with; omitted: "
+            f"'scores' itself without 'round_results', else 0) plus the sums {sums} of the 'round_results' {amounts}"
+        )
+    return list(carried) if any(carried) else None
+
+
 def load_known(st: Any, data: dict[str, Any]) -> None:
     """Fill ``st.known`` (cards publicly known per hand) from a scenario, checking each is in that hand."""
     known = list_field(data, "known", [[] for _ in range(st.n)], st.n)

@@ -38,8 +38,12 @@ from .common import (
     check_scenario,
     copy_rng,
     copy_round_results,
+    is_int,
+    list_field,
     load_cards,
+    load_carried_scores,
     load_known,
+    load_round_results,
     load_scores,
     make_rng,
     redeal_hidden,
@@ -72,6 +76,9 @@ class ContinentalState(EngineState):
     #: drops it)
     _known_snap: Any = None
     _round_snap: Any = None
+    #: the balances the session started with before its recorded deals (a scenario's ``scores``; None: all 0), so
+    #: that ``scores`` is always these plus the ``round_results`` payments (JSON ``carried_scores``)
+    carried_scores: list[int] | None = None
 
     @staticmethod
     def check_session_length(rules: ContinentalRules, rounds: Any) -> int:
@@ -391,6 +398,7 @@ class ContinentalState(EngineState):
             "known": [[card_str(k) for k in range(NUM_KINDS) for _ in range(self.known[p][k])] for p in range(n)],
             "deals": self.num_deals,
             "round_results": copy.deepcopy(self.round_results),
+            **({"carried_scores": list(self.carried_scores)} if self.carried_scores else {}),
             "num_players": n,
             "rng": rng_to_json(self.rng),
         }
@@ -413,16 +421,37 @@ class ContinentalState(EngineState):
             assert self.hand_size[self.active] == expected
 
 
+def _apply_declare(st: ContinentalState, action: int) -> None:
+    st._go_out(no_draw=True)  # C.1-5: a valid dealt hand, without drawing
+
+
+def _apply_discard(st: ContinentalState, action: int) -> None:
+    st._discard(action - st.layout.DISCARD, declare=False)
+
+
+def _apply_discard_declare(st: ContinentalState, action: int) -> None:
+    st._discard(action - st.layout.DISCARD_DECLARE, declare=True)
+
+
 #: how each range of the action table is applied (``ContinentalState._dispatch``); every range has its handler
+#: (module-level functions, never lambdas: the layout holding them pickles)
 _APPLY: dict[str, Callable[[ContinentalState, int], None]] = {
     "draw_stock": ContinentalState._draw_stock,  # the methods themselves where no translation is needed
     "draw_discard": ContinentalState._draw_discard,
-    "declare": lambda st, a: st._go_out(no_draw=True),  # C.1-5: a valid dealt hand, without drawing
-    "discard": lambda st, a: st._discard(a - st.layout.DISCARD, declare=False),
-    "discard_declare": lambda st, a: st._discard(a - st.layout.DISCARD_DECLARE, declare=True),
+    "declare": _apply_declare,
+    "discard": _apply_discard,
+    "discard_declare": _apply_discard_declare,
 }
 #: ``ContinentalState._dispatch``'s table: the handler per range index of the layout
 LAYOUT.handlers = tuple(_APPLY[name] for name in LAYOUT.range_names)
+
+
+def _the_layout() -> ContinentalLayout:
+    """``LAYOUT`` (what a copy or pickle of a state names: the one table, not a new one)."""
+    return LAYOUT
+
+
+LAYOUT.rebuild = (_the_layout, ())
 
 
 def _run_strings(run: Any) -> list[str]:
@@ -467,6 +496,7 @@ def load_state(data: dict[str, Any], rules: ContinentalRules, seed: int | None =
     allowed = {
         "profile", "round", "dealer", "current_player", "phase", "hands", "discard", "stock", "scores", "active",
         "turn", "turns_taken", "taken_discard", "known", "deals", "round_results", "num_players", "rng",
+        "carried_scores",
     }  # fmt: skip
     n = check_scenario(data, allowed, rules)
     st = ContinentalState.__new__(ContinentalState)
@@ -484,25 +514,29 @@ def load_state(data: dict[str, Any], rules: ContinentalRules, seed: int | None =
     if sum(scores) != 0:
         raise ScenarioError(f"'scores' are zero-sum balances, got {scores!r} (sum {sum(scores)})")
     st.scores = scores
-    st.round_results = copy.deepcopy(data.get("round_results", []))
-    load_cards(st, data, rules.name, [0] * NUM_KINDS)
     phase = data.get("phase", DRAW)
     if phase == OLD_DECLARE_PHASE:
         raise ScenarioError(
             "phase 'declare' no longer exists: the declaration after the discard is part of the discard "
             f"(action discard_declare in phase 'act'); allowed phases: {list(PHASES)}"
         )
-    if phase not in PHASES:
+    if not isinstance(phase, str) or phase not in PHASES:
         raise ScenarioError(f"unknown phase {phase!r}; allowed: {list(PHASES)}")
+    st.round_results = _load_results(st, data, phase)
+    st.carried_scores = load_carried_scores(data, n, scores, st.round_results, "payments")
+    load_cards(st, data, rules.name, [0] * NUM_KINDS)
     st.phase = phase
     st.active = _int_field(data, "active", data.get("current_player", (st.dealer + 1) % n), 0, n - 1)
     st.current_player = -1 if phase == GAME_OVER else st.active
-    if "current_player" in data and data["current_player"] != st.current_player:
+    if "current_player" in data and (not is_int(data["current_player"]) or data["current_player"] != st.current_player):
         raise ScenarioError(f"'current_player' {data['current_player']!r} does not match (expected {st.current_player})")
-    st.turn = _int_field(data, "turn", 1, 1, rules.turn_cap)
+    # a deal ended by the turn cap has counted the turn past it (C.2-5): at game over the dump holds turn_cap + 1
+    st.turn = _int_field(data, "turn", 1, 1, rules.turn_cap + (1 if phase == GAME_OVER else 0))
     tt = data.get("turns_taken", [0] * n)
-    if not isinstance(tt, list) or len(tt) != n or not all(isinstance(x, int) and x >= 0 for x in tt):
-        raise ScenarioError(f"'turns_taken' must be a list of {n} non-negative integers, got {tt!r}")
+    if not isinstance(tt, list) or len(tt) != n or not all(is_int(x) and 0 <= x <= rules.turn_cap for x in tt):
+        raise ScenarioError(
+            f"'turns_taken' must be a list of {n} integers in 0..{rules.turn_cap} (the turn cap), got {tt!r}"
+        )
     st.turns_taken = list(tt)
     taken = data.get("taken_discard")
     st.taken_discard = _card(taken, "taken_discard") if taken is not None else -1
@@ -514,6 +548,46 @@ def load_state(data: dict[str, Any], rules: ContinentalRules, seed: int | None =
             if st.hand_size[p] != want:
                 raise ScenarioError(f"hands[{p}] holds {st.hand_size[p]} cards; phase '{phase}' needs {want}")
     return st
+
+
+#: why a deal ended, as ``round_results`` records it (C.1-6, C.1-7, C.2-5)
+END_REASONS = ("out", "exhausted", "turn_cap")
+
+
+def _load_results(st: ContinentalState, data: dict[str, Any], phase: str) -> list[dict[str, Any]]:
+    """``round_results``: one well-formed entry per deal finished before the current one (at game over, the
+    current one too), for the last of those deals (all of them in a dump; a scenario may leave out earlier ones, whose
+    balances its ``scores`` carry); each with ``round``, ``winner``, ``reason``, zero-sum ``payments`` (and, with a
+    winner, optionally the ``melds`` of the going-out split)."""
+    n = st.n
+    finished = st.deal_index + (phase == GAME_OVER)
+    results = list_field(data, "round_results", [])
+    if len(results) > finished:
+        raise ScenarioError(
+            f"'round_results' has {len(results)} entries; {finished} deal(s) of the {st.num_deals} of 'deals' are "
+            f"finished before deal 'round' {st.round}{' (and it, at game over)' if phase == GAME_OVER else ''}"
+        )
+    base = [{k: v for k, v in res.items() if k != "melds"} if isinstance(res, dict) else res for res in results]
+    first = finished - len(results) + 1
+    checked = load_round_results({"round_results": base}, n, range(first, finished + 1), "payments", END_REASONS)
+    for i, (res, plain) in enumerate(zip(results, checked)):
+        where = f"round_results[{i}]"
+        pay = plain["payments"]
+        if sum(pay) != 0 or (plain["winner"] is None and any(pay)):
+            raise ScenarioError(
+                f"'{where}.payments' must be zero-sum and all 0 for a deal without a winner, got {pay!r}"
+            )
+        if "melds" in res:
+            melds = res["melds"]
+            ok = plain["winner"] is not None and isinstance(melds, list) and len(melds) <= st.rules.hand_size
+            if not ok or not all(isinstance(m, list) and all(isinstance(c, str) and len(c) <= 12 for c in m)
+                                 for m in melds) or sum(len(m) for m in melds) > st.rules.hand_size + 1:
+                raise ScenarioError(
+                    f"'{where}.melds' (only with a winner) must be the going-out runs: lists of card strings "
+                    f"({st.rules.hand_size} cards in all), got {melds!r}"
+                )
+            plain["melds"] = [list(m) for m in melds]
+    return checked
 
 
 register_view(ContinentalState, continental_view)  # ``state.public_view(seat)``, ``engine.view.view_builder``

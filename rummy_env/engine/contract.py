@@ -70,6 +70,7 @@ def layout_for(rules: ContractRules) -> ActionLayout:
         # whether it changes the table melds (``_TABLE_KINDS``)
         lay.handlers = tuple(_APPLY[name] for name in lay.range_names)
         lay.drops_table = tuple(name in _TABLE_KINDS for name in lay.range_names)
+        lay.rebuild = (layout_for, (rules,))  # a copy or pickle of a state names this cached table, not a new one
     return lay
 
 
@@ -82,6 +83,9 @@ class ContractState(ContractLegalActions, EngineState):
     _table_snap: Any = None
     _known_snap: Any = None
     _round_snap: Any = None
+    #: the totals the session started with before its recorded rounds (a scenario's ``scores``; None: all 0), so
+    #: that ``scores`` is always these plus the ``round_results`` penalties (JSON ``carried_scores``)
+    carried_scores: list[int] | None = None
 
     @staticmethod
     def check_session_length(rules: ContractRules, rounds: Any) -> tuple[int, ...]:
@@ -615,15 +619,27 @@ class _LazyRng:
 #: the ranges whose actions change the table melds (``_dispatch`` then drops the table snapshot of the views)
 _TABLE_KINDS = frozenset(("meld", "lay_off", "swap_joker", "place_joker", "go_out"))
 
+def _apply_pickup(st: ContractState, action: int) -> None:
+    st._deep_pickup(action - st.layout.PICKUP + 2)
+
+
+def _apply_buy(st: ContractState, action: int) -> None:
+    st._apply_buy(True)
+
+
+def _apply_pass(st: ContractState, action: int) -> None:
+    st._apply_buy(False)
+
+
 #: how each range of the action table is applied (``ContractState._dispatch``), as ``handler(state, action)``:
-#: the methods themselves where they take the action (the draws and going out ignore it), a lambda only where the
-#: action id is translated first
+#: the methods themselves where they take the action (the draws and going out ignore it), a module-level function
+#: where the action id is translated first (never a lambda: the layout holding these pickles)
 _APPLY: dict[str, Callable[[ContractState, int], None]] = {
     "draw_stock": ContractState._decline_discard,
     "draw_discard": ContractState._take_discard,
-    "pickup": lambda st, a: st._deep_pickup(a - st.layout.PICKUP + 2),
-    "buy": lambda st, a: st._apply_buy(True),
-    "pass": lambda st, a: st._apply_buy(False),
+    "pickup": _apply_pickup,
+    "buy": _apply_buy,
+    "pass": _apply_pass,
     "meld": ContractState._declare_meld,
     "lay_off": ContractState._lay_off,
     "swap_joker": ContractState._swap_joker,

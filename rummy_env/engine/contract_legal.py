@@ -32,7 +32,7 @@ from ..rules.contract_opening import (
     pickup_marks,
     rest_ok,
 )
-from .contract_phases import ACT, BUY, DRAW, OPENING, PLACE_JOKER
+from .contract_phases import ACT, BUY, DRAW, GAME_OVER, OPENING, PLACE_JOKER
 
 
 class ContractLegalActions:
@@ -44,6 +44,8 @@ class ContractLegalActions:
             phase = self.phase
             if phase == DRAW:
                 acts = self._legal_draw()
+                if not self.hand_size[self.active]:
+                    acts = self._draws_leaving_a_move(acts)
             elif phase == BUY:
                 acts = [self.layout.BUY, self.layout.PASS] if self._buy_possible() else [self.layout.PASS]
             elif phase == ACT:
@@ -106,6 +108,18 @@ class ContractLegalActions:
                 hand[k] -= 1
             sizes[p] = size
         return acts
+
+    def _draws_leaving_a_move(self, acts: list[int]) -> list[int]:
+        """The draws after which the player has a legal action (or the round is over). Only a hand-made ("rigged")
+        position has an empty hand at its draw: taking the discard top into it leaves only that card, which may
+        not go straight back (A.2-4) and may fit nowhere; the stock draw always stays."""
+        out = []
+        for a in acts:
+            t = self._probe()
+            t._dispatch(a)
+            if t.phase == GAME_OVER or t.round_index != self.round_index or t.legal_actions():
+                out.append(a)
+        return out
 
     def _placeable(self, c: int, makeable: bool | None = None) -> bool:
         """Can the active player still put a card of kind ``c`` (in hand) on the table during this turn?

@@ -24,6 +24,7 @@ from .common import (
     is_int,
     list_field,
     load_cards,
+    load_carried_scores,
     load_known,
     load_round_results,
     load_scores,
@@ -43,6 +44,7 @@ _SCENARIO_KEYS = frozenset({
     "profile", "round", "dealer", "current_player", "phase", "hands", "discard", "stock", "table", "opened",
     "scores", "active", "turn", "opened_this_turn", "taken_discard", "taken_pending", "must_place", "opening_left",
     "buy_queue", "last_buyer", "known", "rounds", "round_index", "round_results", "num_players", "rng", "rigged",
+    "carried_scores",
 })  # fmt: skip
 #: phases of a turn after its draw
 _AFTER_DRAW = (ACT, OPENING, PLACE_JOKER)
@@ -130,10 +132,7 @@ def _load_session(st: ContractState, data: dict[str, Any], phase: str) -> None:
             f"of 'rounds' {list(st.rounds)} before round_index {st.round_index}"
             f"{' and the last one at game over' if phase == GAME_OVER else ''}), got {len(results)}"
         )
-    if results:
-        sums = [sum(res["penalties"][p] for res in results) for p in range(n)]
-        if sums != st.scores:
-            raise ScenarioError(f"'scores' {st.scores} must be the sums {sums} of the 'round_results' penalties")
+    st.carried_scores = load_carried_scores(data, n, st.scores, results, "penalties", minimum=0)
     st.round_results = results
 
 
@@ -317,6 +316,13 @@ def _check_seat(st: ContractState, s: int) -> None:
             f"shrinks below the {deal} cards dealt in round {rnd} (drawing, buying and picking up only add) "
             '(for a hand-made position with short hands give "rigged": true)'
         )
+    if s == a and phase in _AFTER_DRAW and not st.opened[s] and held < deal + 1:
+        raise ScenarioError(
+            f"'hands[{s}]' holds {st.hand_size[s]} card(s) in phase '{phase}', after the active seat {s}'s draw: "
+            f"not having opened, it holds at least the {deal} cards dealt in round {rnd} plus the card drawn "
+            f"({deal + 1}, melds of an opening in progress included); a position before the draw is phase 'draw' "
+            '(for a hand-made position with short hands give "rigged": true)'
+        )
 
 
 def _check_turn_fields(st: ContractState) -> None:
@@ -393,6 +399,7 @@ def dump_scenario(st: ContractState) -> dict[str, Any]:
         "rounds": list(st.rounds),
         "round_index": st.round_index,
         "round_results": copy.deepcopy(st.round_results),
+        **({"carried_scores": list(st.carried_scores)} if st.carried_scores else {}),
         "num_players": n,
         "rng": rng_to_json(st.rng),
         **({"rigged": True} if st.rigged else {}),

@@ -17,6 +17,7 @@ Conventions for stock RL clients (docs/guides/engine.md, "Conventions for RL cli
 
 from __future__ import annotations
 
+import threading
 import warnings
 from typing import Any
 
@@ -59,6 +60,21 @@ STATE_DOC = (
 
 class NotResetError(RuntimeError):
     """``step()`` / ``last()`` on an env that was never reset."""
+
+
+class ConcurrentUseError(RuntimeError):
+    """A call of an env (``step``, ``reset`` or a read of the decision: ``last``, ``observe``, ``action_mask``,
+    ``public_view``) entered while another one is running on it in another thread: an env is used from one thread
+    at a time. The refused call changed nothing."""
+
+
+def busy_message(call: str, what: str) -> str:
+    """The ``ConcurrentUseError`` message of ``call`` on a busy env of kind ``what``."""
+    return (
+        f"{call} was called while another call of this {what} (a step, a reset or a read of its decision) is "
+        f"running in another thread: an env is not thread-safe, and this call changed nothing. Use one {what} per "
+        "thread, or serialise the calls (docs/guides/engine.md, 'Threads, copies and pickles')"
+    )
 
 
 class EnvArgumentError(ValueError):
@@ -190,6 +206,19 @@ class RummyAECEnv(AECEnv):
         # the generator of the seeds of unseeded resets after a seeded one (None: never seeded)
         self._seed_stream: np.random.Generator | None = None
         self._was_reset = False
+        #: held while ``step``, ``reset`` or a read of the decision runs: one entered meanwhile from another thread
+        #: raises (re-entrant: ``last`` calls ``observe``, which calls ``action_mask``, as a subclass may override)
+        self._busy = threading.RLock()
+
+    # copies and pickles (``copy.deepcopy(env)``, ``pickle.dumps(env)``): everything but the lock, which is new
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("_busy", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._busy = threading.RLock()
 
     def _new_state(self, seed: int | None, scenario: dict[str, Any] | None = None) -> Any:
         if scenario is not None:
@@ -237,6 +266,15 @@ class RummyAECEnv(AECEnv):
 
     def public_view(self, agent: str) -> Any:
         """Everything ``agent`` may know, as a typed frozen view (``rummy_env.engine.view``)."""
+        lock = self._busy
+        if not lock.acquire(False):
+            raise ConcurrentUseError(busy_message("public_view()", "env"))
+        try:
+            return self._public_view(agent)
+        finally:
+            lock.release()
+
+    def _public_view(self, agent: str) -> Any:
         seat = self.agent_name_mapping.get(agent) if agent.__class__ is str else None
         if seat is None:
             seat = self._seat(agent)  # raises, naming the agents
@@ -273,6 +311,15 @@ class RummyAECEnv(AECEnv):
         with the key ``"scenario"`` (a JSON state); other keys are ignored with a warning (PettingZoo's ``api_test``
         passes ``{"options": 1}`` to check that reset accepts the argument).
         """
+        lock = self._busy
+        if not lock.acquire(False):
+            raise ConcurrentUseError(busy_message("reset()", "env"))
+        try:
+            self._reset(seed, options)
+        finally:
+            lock.release()
+
+    def _reset(self, seed: Any, options: Any) -> None:
         scenario = self._scenario_option(options)
         if seed is not None:
             if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
@@ -312,7 +359,7 @@ class RummyAECEnv(AECEnv):
         if unknown:
             warnings.warn(
                 f"reset(options=...): ignoring unknown key(s) {unknown}; the env understands {list(RESET_OPTIONS)}",
-                stacklevel=3,
+                stacklevel=4,
             )
         scenario = options.get("scenario")
         if scenario is not None and not isinstance(scenario, dict):
@@ -333,17 +380,27 @@ class RummyAECEnv(AECEnv):
 
         Both arrays are new on every call (the caller may keep them); the legal actions behind the mask and the
         view are the engine's, listed once per decision."""
+        lock = self._busy
+        if not lock.acquire(False):
+            raise ConcurrentUseError(busy_message("observe()", "env"))
+        try:
+            return self._observe(agent)
+        finally:
+            lock.release()
+
+    def _observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping.get(agent) if agent.__class__ is str else None
         if seat is None:
             seat = self._seat(agent)  # raises, naming the agents
-        mask = self.action_mask(agent)  # first: the view's legal actions then come from the engine's cache
+        mask = self._action_mask(agent)  # first: the view's legal actions then come from the engine's cache
         encode_state = self._encode_state
         if encode_state is not None:  # the built-in observers: straight from the state, as encode(view) writes it
             return {"observation": encode_state(self._state, seat), "action_mask": mask}
         return {"observation": self.observer.encode(self._view(self._state, seat)), "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """PettingZoo's ``last()``; ``NotResetError`` before the first ``reset()``."""
+        """PettingZoo's ``last()``; ``NotResetError`` before the first ``reset()``. (Its one read of the engine state
+        is ``observe``, which holds the env's lock.)"""
         if not self._was_reset:
             raise NotResetError("last() before reset(): call env.reset(seed=...) first")
         agent = self.agent_selection
@@ -391,6 +448,15 @@ class RummyAECEnv(AECEnv):
     def action_mask(self, agent: str) -> np.ndarray:
         """int8 mask of ``agent``'s legal actions (all zeros when it is not ``agent``'s decision); a new array on
         every call, written from the engine's legal actions of this decision (listed once, cached by the engine)."""
+        lock = self._busy
+        if not lock.acquire(False):
+            raise ConcurrentUseError(busy_message("action_mask()", "env"))
+        try:
+            return self._action_mask(agent)
+        finally:
+            lock.release()
+
+    def _action_mask(self, agent: str) -> np.ndarray:
         st = self._state
         seat = self.agent_name_mapping.get(agent) if agent.__class__ is str else None
         if seat is None:
@@ -413,6 +479,15 @@ class RummyAECEnv(AECEnv):
         refuses (or ``None`` for a live agent): ``illegal_action="raise"`` raises ``IllegalActionError`` naming the
         legal actions (state unchanged); ``"terminate"`` ends the game with ``illegal_reward`` for the offender.
         """
+        lock = self._busy
+        if not lock.acquire(False):
+            raise ConcurrentUseError(busy_message("step()", "env"))
+        try:
+            self._step(action)
+        finally:
+            lock.release()
+
+    def _step(self, action: Any) -> None:
         if not self._was_reset:
             raise NotResetError("step() before reset(): call env.reset(seed=...) first")
         agent = self.agent_selection

@@ -41,6 +41,7 @@ those of ``SingleAgentEnv``).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -52,7 +53,7 @@ import rummy_env
 
 from .. import bots as bot_registry
 from ..engine import ScenarioError
-from .base import as_action
+from .base import ConcurrentUseError, as_action, busy_message
 
 #: the keys of every info ``reset`` and ``step`` return
 INFO_KEYS = (
@@ -119,8 +120,21 @@ class SingleAgentEnv(gym.Env):
         self._done = True
         self._carry = 0.0
         self._results_seen = 0
+        #: held while ``step`` / ``reset`` runs: one entered meanwhile from another thread raises (re-entrant, as the
+        #: AEC env's)
+        self._busy = threading.RLock()
         if seed is not None:
             self.reset(seed=seed)
+
+    # copies and pickles (``copy.deepcopy(env)``, ``pickle.dumps(env)``): everything but the lock, which is new
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("_busy", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._busy = threading.RLock()
 
     # gymnasium API ----------------------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
@@ -129,6 +143,15 @@ class SingleAgentEnv(gym.Env):
         Always ends at one of the learner's decisions: a session the bots finish first is dealt again
         (``info["redeals"]``); the learner's reward from a deal skipped that way is carried to the first step.
         """
+        lock = self._busy
+        if not lock.acquire(False):
+            raise ConcurrentUseError(busy_message("reset()", "SingleAgentEnv"))
+        try:
+            return self._reset(seed, options)
+        finally:
+            lock.release()
+
+    def _reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
         rng = self.np_random
         if self.learner_seat_spec == "random":
@@ -168,6 +191,15 @@ class SingleAgentEnv(gym.Env):
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         """Apply the learner's ``action``; the bots play until the learner decides again or the session ends."""
+        lock = self._busy
+        if not lock.acquire(False):
+            raise ConcurrentUseError(busy_message("step()", "SingleAgentEnv"))
+        try:
+            return self._step(action)
+        finally:
+            lock.release()
+
+    def _step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         if self._done:
             raise RuntimeError("step() after the episode ended: call reset()")
         action = as_action(action, self.aec.num_actions)

@@ -14,9 +14,9 @@ obs, mask, seat, rewards, done = vec.step(random_legal_actions(mask, rng))
 from __future__ import annotations
 
 from .bench import bench_vector
-from .env import AEC_ONLY_KEYS, VectorConfigError, VectorEnv
+from .env import AEC_ONLY_KEYS, ConcurrentUseError, VectorConfigError, VectorEnv
 from .sampling import EmptyMaskError, random_legal_actions
 from .table import TableEnv
 
-__all__ = ["AEC_ONLY_KEYS", "EmptyMaskError", "TableEnv", "VectorConfigError", "VectorEnv", "bench_vector",
-           "random_legal_actions"]
+__all__ = ["AEC_ONLY_KEYS", "ConcurrentUseError", "EmptyMaskError", "TableEnv", "VectorConfigError", "VectorEnv",
+           "bench_vector", "random_legal_actions"]

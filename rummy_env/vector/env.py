@@ -9,6 +9,7 @@ The games, rewards and seeds are those of the AEC env (``rummy_env.envs.session`
 from __future__ import annotations
 
 import inspect
+import threading
 from functools import cache
 from typing import Any
 
@@ -17,7 +18,7 @@ import numpy as np
 from ..encoding import fast
 from ..engine import IllegalActionError
 from ..engine.continental import deprecated_deals
-from ..envs.base import NotResetError
+from ..envs.base import ConcurrentUseError, NotResetError, busy_message
 from ..envs.session import (
     REWARD_SCALE,
     add_step_rewards,
@@ -81,6 +82,13 @@ class VectorEnv:
     ``(num_envs,)``, ``rewards`` float32 ``(num_envs, num_players)``, ``done`` bool ``(num_envs,)``.
     ``observe_seats`` bool ``(num_envs, num_players)``, all True at first, is yours to set: where
     ``observe_seats[i, seat[i]]`` is False, ``obs[i]`` is left zeros (the observer is not run for that decision).
+    Replaced by an array of another shape or a non-integer dtype, ``step`` / ``reset`` raise ``VectorConfigError``
+    before any table moves.
+
+    One ``VectorEnv`` is used from one thread at a time: ``step``, ``reset`` or a read that fills the engine's caches
+    (``random_actions``, ``observe``, ``public_view``, ``legal_actions``) entered while another runs raises
+    ``ConcurrentUseError`` (nothing done by it). ``copy.deepcopy`` and ``pickle`` give an independent env that plays
+    on identically (same tables, generators and seed streams).
     """
 
     def __init__(self, profile: str, num_envs: int, seed: int | None = None, **env_config: Any):
@@ -126,14 +134,7 @@ class VectorEnv:
         self.seat = np.full(e, -1, dtype=np.int64)
         self.rewards = np.zeros((e, n), dtype=np.float32)
         self.done = np.zeros(e, dtype=bool)
-        self._obs_rows = list(self.obs)
-        #: per table, the views of its observation row and of its mask row (as uint8) that the fast path writes
-        #: through, made by the implementation of ``rummy_env.encoding.fast`` selected when they were made
-        #: (``_views_of``: its ``write_mask``; they are made again if another one is selected since)
-        self._mask_bytes = list(self.mask.view(np.uint8))
-        self._views_of: Any = None
-        self._obs_views: list[Any] = []
-        self._mask_views: list[Any] = []
+        self._bind_rows()
         #: the observer's fast path (``rummy_env.encoding.fast``): the name of its function, and the engine class it
         #: was last checked for (``observer.fast_fits``)
         self._fast_name: str | None = getattr(self.observer, "FAST_FUNCTION", None)
@@ -142,7 +143,6 @@ class VectorEnv:
         #: for seats played by bots that read ``table(i)``, which saves the observer's time). All True at first.
         self.observe_seats = np.ones((e, n), dtype=bool)
         self._all_observed = self.observe_seats.tobytes()
-        self._mask_rows = list(self.mask)
         #: per table: the ``results()`` dict of its last finished session (None until one finishes)
         self.final_results: list[dict[str, Any] | None] = [None] * e
         #: per table: sessions finished since the last ``reset``
@@ -151,6 +151,42 @@ class VectorEnv:
         self._streams: list[np.random.Generator | None] = [None] * e
         self._nres = [0] * e
         self._was_reset = False
+        #: held while ``step`` / ``reset`` runs: a second one entered meanwhile (another thread) raises
+        self._busy = threading.Lock()
+
+    def _bind_rows(self) -> None:
+        """The per-table rows of ``obs`` and ``mask`` (views into them) the writers use; the fast path's typed
+        views of them are made on first use (``_make_views``)."""
+        self._obs_rows = list(self.obs)
+        self._mask_rows = list(self.mask)
+        #: per table, the views of its observation row and of its mask row (as uint8) that the fast path writes
+        #: through, made by the implementation of ``rummy_env.encoding.fast`` selected when they were made
+        #: (``_views_of``: its ``write_mask``; they are made again if another one is selected since)
+        self._mask_bytes = list(self.mask.view(np.uint8))
+        self._views_of: Any = None
+        self._obs_views: list[Any] = []
+        self._mask_views: list[Any] = []
+
+    def _exclusive(self, call: str, fn: Any, *args: Any) -> Any:
+        """``fn(*args)`` holding the env's lock: ``ConcurrentUseError`` (nothing done) if another call holds it, i.e.
+        runs in another thread (``step``, ``reset`` and the reads that fill the engine's caches hold it)."""
+        lock = self._busy
+        if not lock.acquire(False):
+            raise ConcurrentUseError(busy_message(call, "VectorEnv"))
+        try:
+            return fn(*args)
+        finally:
+            lock.release()
+
+    # copies and pickles: the row views are views of ``obs`` / ``mask`` (a copy must write into its own arrays) and
+    # the fast path's typed views neither copy nor pickle, so all are made again; the lock is new
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in _REBUILT}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bind_rows()
+        self._busy = threading.Lock()
 
     # sessions -------------------------------------------------------------------------------------------------
     def _deal(self, i: int, game_seed: int | None) -> Any:
@@ -165,7 +201,11 @@ class VectorEnv:
         ``seed=None``: the constructor's seed on the first reset; later, each table's next game of its seeded
         stream (as an AEC env's ``reset()`` without a seed); never seeded: fresh random games.
         """
+        return self._exclusive("VectorEnv.reset()", self._reset, seed)
+
+    def _reset(self, seed: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         seed = _check_seed(seed, "seed")
+        self._check_observe_seats()
         if seed is None and not self._was_reset:
             seed = self._seed
         states = []
@@ -228,12 +268,26 @@ class VectorEnv:
         self._obs_views = [fast.float_view(r) for r in self._obs_rows]
         self._mask_views = [fast.byte_view(r) for r in self._mask_bytes]
 
+    def _check_observe_seats(self) -> None:
+        """``observe_seats`` (which the caller may replace) is an integer or bool array of shape ``(num_envs,
+        num_players)``; else ``VectorConfigError``, raised before any table moves."""
+        o = self.observe_seats
+        want = (self.num_envs, self.num_players)
+        if o.__class__ is not np.ndarray or o.shape != want or o.dtype.kind not in "biu":
+            got = f"shape {o.shape} and dtype {o.dtype}" if isinstance(o, np.ndarray) else type(o).__name__
+            raise VectorConfigError(
+                f"observe_seats must be a bool (or integer) array of shape {want} (num_envs, num_players); got "
+                f"{got}. Set its entries in place (vec.observe_seats[i, p] = False) or assign an array of that shape"
+            )
+
     # stepping -------------------------------------------------------------------------------------------------
     def _check_actions(self, actions: Any) -> list[int]:
-        """``actions`` as a list of ints if every table's is legal; else ``IllegalActionError`` naming the table.
-        Nothing is applied here, so a refused step changes no table."""
+        """``actions`` as a list of ints if every table's is legal (and ``observe_seats`` usable); else
+        ``IllegalActionError`` naming the table (``VectorConfigError``). Nothing is applied here, so a refused step
+        changes no table."""
         if not self._was_reset:
             raise NotResetError("VectorEnv.step() before reset(): call vec.reset(seed=...) first")
+        self._check_observe_seats()
         a = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
         e = self.num_envs
         if a.shape != (e,) or a.dtype.kind not in "iu":
@@ -269,6 +323,15 @@ class VectorEnv:
         env's ``reset()`` without a seed), so ``obs[i]``, ``mask[i]``, ``seat[i]`` are the new session's first
         decision. An illegal action anywhere: ``IllegalActionError`` naming the table, nothing applied.
         """
+        lock = self._busy  # ``_exclusive`` inlined: the hot call
+        if not lock.acquire(False):
+            raise ConcurrentUseError(busy_message("VectorEnv.step()", "VectorEnv"))
+        try:
+            return self._step(actions)
+        finally:
+            lock.release()
+
+    def _step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         acts = self._check_actions(actions)
         rewards, done = self.rewards, self.done
         rewards.fill(0.0)
@@ -289,6 +352,9 @@ class VectorEnv:
         legal list instead of a scan of the mask (the benchmarks' random player). It reads the tables, not
         ``mask``: a mask the caller edited is not taken into account. A table without a legal action (none, while
         every finished session is dealt again) raises ``EmptyMaskError`` as ``random_legal_actions`` does."""
+        return self._exclusive("VectorEnv.random_actions()", self._random_actions, rng)
+
+    def _random_actions(self, rng: np.random.Generator) -> np.ndarray:
         if not self._was_reset:
             raise NotResetError("VectorEnv.random_actions() before reset(): call vec.reset(seed=...) first")
         picks = []
@@ -335,20 +401,32 @@ class VectorEnv:
         """Table ``i``'s engine state as JSON (the scenario format)."""
         return self._table(i).to_json()
 
+    def _seat_arg(self, seat: Any) -> int:
+        """``seat`` as an int if it is a seat of the tables (an integer, never a bool); else ``VectorConfigError``."""
+        if not isinstance(seat, (int, np.integer)) or isinstance(seat, bool) or not 0 <= seat < self.num_players:
+            raise VectorConfigError(f"seat {seat!r}; allowed: an integer 0..{self.num_players - 1}")
+        return int(seat)
+
     def public_view(self, i: int, seat: int) -> Any:
         """Everything ``seat`` at table ``i`` may know (``rummy_env.engine.view``)."""
-        return self._table(i).public_view(int(seat))
+        return self._exclusive("VectorEnv.public_view()", self._public_view, i, seat)
+
+    def _public_view(self, i: int, seat: int) -> Any:
+        st = self._table(i)
+        return st.public_view(self._seat_arg(seat))
 
     def observe(self, i: int, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """The observation of ``seat`` at table ``i`` now, whoever is to move (the AEC env's
         ``observe(agent)["observation"]``): a new float32 array, or written into ``out`` (a float32 C-contiguous
         array of ``obs_size`` items, e.g. a row of a batch). Training reads it to value a seat's position
         off-turn."""
+        return self._exclusive("VectorEnv.observe()", self._observe, i, seat, out)
+
+    def _observe(self, i: int, seat: int, out: np.ndarray | None) -> np.ndarray:
         st = self._table(i)
-        if not isinstance(seat, (int, np.integer)) or isinstance(seat, bool) or not 0 <= seat < self.num_players:
-            raise VectorConfigError(f"seat {seat!r}; allowed: 0..{self.num_players - 1}")
+        seat = self._seat_arg(seat)
         row = np.zeros(self.obs_size, dtype=np.float32) if out is None else out
-        _encode_into(self.observer, st, int(seat), row)
+        _encode_into(self.observer, st, seat, row)
         return row
 
     def table(self, i: int) -> TableEnv:
@@ -360,7 +438,7 @@ class VectorEnv:
 
     def legal_actions(self, i: int) -> list[int]:
         """The legal action ids at table ``i`` (the ones ``mask[i]`` marks)."""
-        return list(self._table(i).legal_actions())
+        return self._exclusive("VectorEnv.legal_actions()", lambda: list(self._table(i).legal_actions()))
 
     def describe_action(self, i: int, action: int) -> str:
         """The engine's readable description of ``action`` for the seat to move at table ``i``."""
@@ -374,4 +452,8 @@ class VectorEnv:
                 f"reward={self.reward_mode!r}, rounds={self.rounds!r})")
 
 
-__all__ = ["AEC_ONLY_KEYS", "VectorConfigError", "VectorEnv"]
+#: what ``VectorEnv.__getstate__`` leaves out and ``__setstate__`` makes again (``_bind_rows``, the lock)
+_REBUILT = frozenset(("_obs_rows", "_mask_rows", "_mask_bytes", "_views_of", "_obs_views", "_mask_views", "_busy"))
+
+
+__all__ = ["AEC_ONLY_KEYS", "ConcurrentUseError", "VectorConfigError", "VectorEnv"]
