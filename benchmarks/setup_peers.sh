@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Create the peers' virtual environment for benchmarks/compare_gin.py: PettingZoo 1.26.1 (the last release with
+# Create the peers' virtual environment for `rummy bench --compare`: PettingZoo 1.26.1 (the last release with
 # gin_rummy_v4; its classic extra brings RLCard) and OpenSpiel (`open_spiel` from PyPI, where a wheel exists for
 # this Python). Kept apart from the project's venv so the peers' pins never touch ours.
 #
@@ -20,7 +20,7 @@ python="${PYTHON:-python3}"
 # source (CMake + a C++ toolchain + a download of its dependencies), so only a prebuilt wheel is accepted here
 if ! "$venv/bin/python" -m pip install --only-binary=:all: open_spiel; then
     echo "setup_peers: no open_spiel wheel for $("$venv/bin/python" -V) on this platform;" \
-         "compare_gin.py will report OpenSpiel as not installed" >&2
+         "rummy bench --compare will report OpenSpiel as not installed" >&2
 fi
 "$venv/bin/python" - <<'PY'
 import importlib

@@ -1,5 +1,5 @@
-"""Rollout advantages (``training/advantage_labels.py``) and their fit into a ``card_prior`` network
-(``training/advantage_fit.py``): the rollout of the heuristic's own move is the game that was played, labels are
+"""Rollout advantages (``python -m rummy_env.distill advantage-labels``) and their fit into a ``card_prior`` network
+(``advantage-fit``): the rollout of the heuristic's own move is the game that was played, labels are
 legal, reproducible and resumable, forked heuristics play as the originals, bad arguments exit 2, the held-out gain
 is computed from the labels exactly, and the fit lowers its loss and saves a checkpoint that loads and plays."""
 
@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,11 +15,7 @@ import pytest
 import rummy_env
 from rummy_env import bots
 from rummy_env.bots.heuristic import HeuristicBot
-
-TRAINING = Path(__file__).resolve().parents[1] / "training"
-sys.path.insert(0, str(TRAINING))
-
-import advantage_labels  # noqa: E402
+from rummy_env.distill import advantage_labels
 
 ROUND1 = [1]
 
@@ -135,7 +130,7 @@ def test_resumed_labelling_skips_sessions_on_disk(tmp_path: Path) -> None:
         (["--seed", "-1"], "--seed"),
         (["--max-minutes", "-1"], "--max-minutes"),
         (["--profile", "gin"], "unknown profile 'gin'"),
-        (["--num-players", "9"], "allowed 4..4"),
+        (["--num-players", "9"], "num_players=9"),
     ],
 )
 def test_bad_label_arguments_exit_2(
@@ -267,7 +262,7 @@ def fit_inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def test_the_fit_lowers_its_loss_and_saves_a_playable_checkpoint(
     fit_inputs: tuple[Path, Path], tmp_path: Path, extra: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import advantage_fit
+    from rummy_env.distill import advantage_fit
 
     labels, base = fit_inputs
     out = tmp_path / "fit"
@@ -298,7 +293,7 @@ def test_the_held_out_gain_is_read_off_the_labels_exactly() -> None:
     to an action that was not rolled out counts 0 and is reported as unknown; the margin keeps the heuristic's
     move unless another beats it by more."""
     torch = pytest.importorskip("torch")
-    import advantage_fit
+    from rummy_env.distill import advantage_fit
 
     class Fixed:
         def __init__(self, logits):
@@ -345,7 +340,7 @@ def test_the_held_out_gain_is_read_off_the_labels_exactly() -> None:
 )
 def test_bad_fit_arguments_exit_2(argv: list[str], says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("torch")
-    import advantage_fit
+    from rummy_env.distill import advantage_fit
 
     base = ["--base", "x", "--labels", str(tmp_path), "--out", str(tmp_path / "o")]
     assert advantage_fit.main([*base, *argv]) == 2
@@ -356,7 +351,7 @@ def test_bad_fit_arguments_exit_2(argv: list[str], says: str, tmp_path: Path, ca
 def test_fit_refuses_labels_without_measures_when_asked_for_them(
     fit_inputs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import advantage_fit
+    from rummy_env.distill import advantage_fit
 
     labels, base = fit_inputs
     stripped = tmp_path / "old"
@@ -372,10 +367,9 @@ def test_fit_refuses_labels_without_measures_when_asked_for_them(
 def test_the_learning_curve_fits_on_more_folders_reuses_what_is_done_and_draws(
     fit_inputs: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``advantage_curve.py``: point k is the fit on the first k folders (k = 0 the base), each evaluated once; a
+    """``advantage-curve``: point k is the fit on the first k folders (k = 0 the base), each evaluated once; a
     second run reuses the fits and evaluations on disk; the figure is written."""
-    import advantage_curve
-    import evaluate
+    from rummy_env.distill import advantage_curve
 
     labels, base = fit_inputs
     halves = [tmp_path / "a", tmp_path / "b"]
@@ -390,7 +384,7 @@ def test_the_learning_curve_fits_on_more_folders_reuses_what_is_done_and_draws(
         return {o: {"difference": -float(len(calls)), "difference_ci95": 0.5, "metric": "penalty_per_round"}
                 for o in opponents}  # fmt: skip
 
-    monkeypatch.setattr(evaluate, "evaluate", fake)
+    monkeypatch.setattr(advantage_curve, "evaluate_against", fake)
     work = tmp_path / "work"
     argv = ["--base", str(base), "--labels", *map(str, halves), "--work", str(work), "--out", str(tmp_path / "c.png"),
             "--fit-args", "--epochs 1 --val-every 3 --threads 1", "--sessions", "2", "--workers", "1"]  # fmt: skip
@@ -411,7 +405,7 @@ def test_the_learning_curve_fits_on_more_folders_reuses_what_is_done_and_draws(
 def test_bad_curve_arguments_exit_2(
     fit_inputs: tuple[Path, Path], tmp_path: Path, extra: list[str], says: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import advantage_curve
+    from rummy_env.distill import advantage_curve
 
     labels, base = fit_inputs
     argv = ["--base", str(base), "--labels", str(labels), "--work", str(tmp_path / "w"), "--out", str(tmp_path / "c.png")]

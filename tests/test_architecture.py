@@ -297,3 +297,61 @@ def test_no_function_over_80_lines_and_no_module_over_800() -> None:
                     long_functions.append(f"{rel}::{fn.name}: {size} lines")
     assert not long_functions, f"functions over 80 lines (split them, or state a reason): {long_functions}"
     assert not long_modules, f"modules over 800 lines (split them, or state a reason): {long_modules}"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The upper layers: evaluation <- training (the scripts' shared parts) <- distill (the checkpoint pipeline) <- cli
+# ----------------------------------------------------------------------------------------------------------------
+
+#: an upper layer and the package folders it may not import (the data flows one way: evaluation is measured by
+#: training and distill, which the command line drives; nothing below imports them)
+NOT_IMPORTED_BY = {
+    "evaluation": {"training", "distill", "cli"},
+    "training": {"distill", "cli"},
+    "distill": {"cli"},
+    "models": {"evaluation", "training", "distill", "cli"},
+}
+
+
+@pytest.mark.parametrize("layer", sorted(NOT_IMPORTED_BY))
+def test_the_upper_layers_import_downwards_only(layer: str) -> None:
+    bad = {}
+    for path in _py_files(PKG / layer):
+        wrong = _imported_packages(path) & NOT_IMPORTED_BY[layer]
+        if wrong:
+            bad[str(path.relative_to(ROOT))] = sorted(wrong)
+    assert not bad, f"{layer}/ imports a layer above it: {bad}"
+
+
+TRAINING_SCRIPTS = ("ppo.py", "rllib_ppo.py", "sb3_maskable_ppo.py", "tianshou_dqn.py")
+
+
+def test_training_holds_the_baselines_each_one_file_importing_only_the_package() -> None:
+    """training/ is four baseline scripts in CleanRL's manner: each imports the rummy_env package and third-party
+    libraries, never a sibling file; the checkpoint pipeline is the package's ``rummy_env.distill``."""
+    folder = ROOT / "training"
+    assert sorted(p.name for p in folder.glob("*.py")) == sorted(TRAINING_SCRIPTS)
+    siblings = {p.stem for p in folder.glob("*.py")} | {"common", "evaluate", "run_log", "seats", "warm_start"}
+    for name in TRAINING_SCRIPTS:
+        tree = ast.parse((folder / name).read_text(encoding="utf-8"))
+        imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        assert not imported & siblings, f"training/{name} imports a sibling: {sorted(imported & siblings)}"
+    assert len((folder / "ppo.py").read_text(encoding="utf-8").splitlines()) <= 500, "ppo.py: about 450 lines"
+
+
+#: the one sys.path edit left: a user's ``py:MODULE.ATTR`` bot module is looked for in the current directory too
+SYS_PATH_EDITS = {"rummy_env/bots/__init__.py": 1}
+
+
+def test_no_sys_path_edits() -> None:
+    """No module, script or test puts a folder on ``sys.path`` (scripts import the installed package; tests load a
+    script by its path), but the bot registry's lookup of a user's module (appended, never shadowing)."""
+    pattern = re.compile(r"sys\.path\.(insert|append|extend)|sys\.path\s*[+]?=")
+    found: dict[str, int] = {}
+    for path in _py_files(PKG, ROOT / "training", ROOT / "tests", ROOT / "benchmarks", ROOT / "docs"):
+        hits = [line for line in path.read_text(encoding="utf-8").splitlines() if pattern.search(line)]
+        hits = [line for line in hits if not line.lstrip().startswith(("#", '"', "'"))]
+        if hits:
+            found[str(path.relative_to(ROOT))] = len(hits)
+    assert found == SYS_PATH_EDITS, found

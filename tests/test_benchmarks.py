@@ -1,9 +1,10 @@
-"""benchmarks/compare_gin.py runs end to end and writes a well-formed table; ``rummy bench`` reports memory per
-table. Tiny budgets, no timed assertions (speed is read from the benchmark, never asserted)."""
+"""``rummy bench``, the one benchmark entry point: ``--compare`` (ours beside the peers' gin rummy) runs end to end and
+writes a well-formed table; the plain command reports memory per table. Tiny budgets, no timed assertions (speed is
+read from the benchmark, never asserted)."""
 
 from __future__ import annotations
 
-import importlib.util
+import ast
 import json
 import os
 import subprocess
@@ -14,20 +15,16 @@ from typing import Any
 
 import pytest
 
+from rummy_env.cli import commands
+from rummy_env.evaluation import peer_bench as cg
+
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "benchmarks" / "compare_gin.py"
+PEERS_SCRIPT = ROOT / "rummy_env" / "evaluation" / "peers.py"
+COMPARE = ["bench", "--compare"]
 OURS = [f"{p}_{layer}" for layer in ("aec", "engine", "vector") for p in ("contract", "contract_gamerules",
                                                                             "continental")]
 PEERS = ["pz_gin", "rlcard_gin", "openspiel_gin_obs", "openspiel_gin"]
-TINY = ["--seconds", "0.05", "--warmup", "0", "--num-envs", "2", "--no-pin"]
-
-
-def _load_script() -> Any:
-    spec = importlib.util.spec_from_file_location("compare_gin", SCRIPT)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+TINY = ["--seconds", "0.05", "--warmup", "0", "--vector", "2", "--no-pin"]
 
 
 def _table_rows(md: str) -> list[list[str]]:
@@ -54,7 +51,7 @@ def test_compare_gin_runs_end_to_end_with_only_our_envs(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     # the test venv is the "peers' Python": PettingZoo >= 1.27 without gin_rummy_v4, no rlcard, no pyspiel
     proc = subprocess.run(
-        [sys.executable, str(SCRIPT), *TINY, "--repeats", "2", "--peers-python", sys.executable,
+        [sys.executable, "-m", "rummy_env.cli", *COMPARE, *TINY, "--repeats", "2", "--peers-python", sys.executable,
          "--json", str(out_json), "--markdown", str(out_md)],
         capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path,
     )
@@ -89,7 +86,6 @@ def test_compare_gin_runs_end_to_end_with_only_our_envs(tmp_path: Path) -> None:
 def test_ratios_are_per_repeat_against_pettingzoo_and_the_runs_alternate(monkeypatch, tmp_path: Path) -> None:
     """With a stand-in peer at a known rate, each row's ratio is the median over repeats of its decisions/s over
     the PettingZoo figure of the same repeat; peers run between our rows."""
-    cg = _load_script()
     rates = iter([1000.0, 2000.0, 4000.0])
     calls: list[str] = []
 
@@ -113,8 +109,8 @@ def test_ratios_are_per_repeat_against_pettingzoo_and_the_runs_alternate(monkeyp
     monkeypatch.setattr(cg, "probe_peers", fake_probe)
     monkeypatch.setattr(cg, "measure_peer", fake_peer)
     monkeypatch.setattr(cg, "measure_ours", spy_ours)
-    code = cg.main([*TINY, "--repeats", "3", "--only", "pz_gin,contract_aec,continental_engine",
-                    "--json", str(tmp_path / "r.json")])
+    code = commands.main([*COMPARE, *TINY, "--repeats", "3", "--only", "pz_gin,contract_aec,continental_engine",
+                          "--json", str(tmp_path / "r.json")])
     assert code == 0
     assert calls[:3] == ["contract_aec", "pz_gin", "continental_engine"]  # ours, peer, ours
     assert calls[3:6] == ["continental_engine", "pz_gin", "contract_aec"]  # reversed next repeat
@@ -133,9 +129,8 @@ def test_ratios_are_per_repeat_against_pettingzoo_and_the_runs_alternate(monkeyp
 
 
 def test_a_missing_peers_python_is_reported_and_ours_still_measured(tmp_path: Path, capsys) -> None:
-    cg = _load_script()
-    code = cg.main([*TINY, "--repeats", "1", "--peers-python", str(tmp_path / "nope" / "python"),
-                    "--only", "pz_gin,rlcard_gin,continental_vector", "--json", str(tmp_path / "r.json")])
+    code = commands.main([*COMPARE, *TINY, "--repeats", "1", "--peers-python", str(tmp_path / "nope" / "python"),
+                          "--only", "pz_gin,rlcard_gin,continental_vector", "--json", str(tmp_path / "r.json")])
     err = capsys.readouterr().err
     assert code == 0 and "no peers Python at" in err and "setup_peers.sh" in err
     rows = {r["id"]: r for r in json.loads((tmp_path / "r.json").read_text())["rows"]}
@@ -149,9 +144,8 @@ def test_a_missing_peers_python_is_reported_and_ours_still_measured(tmp_path: Pa
     (["--repeats", "0"], ">= 1"),
 ])
 def test_bad_arguments_are_refused(tmp_path: Path, capsys, argv: list[str], fragment: str) -> None:
-    cg = _load_script()
     try:
-        code = cg.main([*argv, "--no-pin", "--json", str(tmp_path / "r.json")])
+        code = commands.main([*COMPARE, *argv, "--no-pin", "--json", str(tmp_path / "r.json")])
     except SystemExit as exc:
         code = exc.code
     assert code == 2 and fragment in capsys.readouterr().err
@@ -159,16 +153,19 @@ def test_bad_arguments_are_refused(tmp_path: Path, capsys, argv: list[str], frag
 
 
 def test_peers_script_reports_a_missing_peer_without_importing_rummy_env() -> None:
-    """benchmarks/peers.py runs in a Python without the peers (here: without gin_rummy_v4 or rlcard)."""
-    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "peers.py"), "probe"], capture_output=True,
-                          text=True, timeout=120, cwd=ROOT / "benchmarks")
+    """The peers' script runs by its path in a Python without the peers (here: without gin_rummy_v4 or rlcard)
+    and imports nothing of the package."""
+    proc = subprocess.run([sys.executable, "-I", str(PEERS_SCRIPT), "probe"], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT / "benchmarks")
     assert proc.returncode == 0, proc.stderr
     peers = json.loads(proc.stdout)["peers"]
     assert sorted(peers) == sorted(PEERS)
     for info in peers.values():
         assert info["available"] or "setup_peers.sh" in info["reason"]
-    src = (ROOT / "benchmarks" / "peers.py").read_text()
-    assert "rummy_env" not in src.replace("``rummy_env``", "")
+    tree = ast.parse(PEERS_SCRIPT.read_text())
+    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert "rummy_env" not in imported and not any(isinstance(n, ast.ImportFrom) and n.level for n in ast.walk(tree))
 
 
 def test_bench_reports_a_positive_memory_per_table_for_both_apis() -> None:
@@ -212,3 +209,13 @@ def test_rummy_bench_vector_lines_carry_memory_and_time_shares(capsys) -> None:
                 "ratio_to_aec"):
         assert key in vec
     assert aec["memory_per_table_bytes"] > 0 and vec["memory_per_table_bytes"] > 0
+
+
+def test_rummy_bench_is_the_one_entry_point() -> None:
+    """No benchmark script besides ``rummy bench``: benchmarks/ keeps the peers' set-up and the stored results;
+    the flags of the comparison belong to --compare, a --json file name too."""
+    assert sorted(p.name for p in (ROOT / "benchmarks").iterdir() if p.suffix == ".py") == []
+    for argv, says in ((["bench", "--repeats", "2"], "only with --compare"),
+                       (["bench", "--json", "x.json"], "a file name only with --compare"),
+                       (["bench", "--compare", "--engine-only"], "not with --compare")):
+        assert commands.main(argv) == 2, says

@@ -217,9 +217,9 @@ def test_a_table_of_the_wrong_shape_is_refused() -> None:
 
 # ---- the warm start's agreement per decision kind ---------------------------------------------------------------
 def _warm_start_module():
-    from training_scripts import load_training_module
+    from rummy_env.training import warm_start
 
-    return load_training_module("warm_start")
+    return warm_start
 
 
 class _FixedPolicy:
@@ -258,7 +258,8 @@ def test_teacher_agreement_counts_per_kind_of_the_teachers_action() -> None:
 def test_card_action_configs_are_valid(name: str) -> None:
     from training_scripts import load_training_module
 
+    from rummy_env.training.config import load_config
+
     ppo = load_training_module("ppo")
-    common = load_training_module("common")
-    cfg = common.load_config(ppo.Config, ["--config", str(Path(__file__).resolve().parent.parent / "configs" / name)])
+    cfg = load_config(ppo.Config, ["--config", str(Path(__file__).resolve().parent.parent / "configs" / name)])
     assert cfg.network == "card_action" and cfg.pool_weights["heuristic"] > 0.5

@@ -186,7 +186,7 @@ def test_bots_eval_arguments(capsys, args: list[str], fragments: list[str]) -> N
 
 def _evaluate(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, str(ROOT / "training" / "evaluate.py"), *args],
+        [sys.executable, "-m", "rummy_env.distill", "evaluate", *args],
         capture_output=True,
         text=True,
         timeout=120,

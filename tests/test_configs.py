@@ -1,18 +1,26 @@
-"""Training configs (issue 13, point 2): every field of every training script has its allowed range checked up
-front (``training/common.py: FIELD_RANGES``), a bad value is one line naming the field and the range with exit code
-2, YAML 1.2 numbers (``1e-3``) are read as numbers, and a missing or malformed config file is one line too."""
+"""Training configs (issue 13, point 2; issue 40, points 5 and 6): every field of every training script has its
+allowed range checked up front (``rummy_env.training.config: FIELD_RANGES``), a bad value is one line naming the
+field and the range with exit code 2, YAML 1.2 numbers (``1e-3``) are read as numbers, a missing or malformed config
+file is one line too, and a hostile config (a YAML alias bomb, a device, a FIFO, deep nesting) is refused at once, in
+little memory, through ``rummy_env.core.files``."""
 
 from __future__ import annotations
 
 import dataclasses
+import os
+import re
 import subprocess
 import sys
+import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
-from training_scripts import load_training_module
+from training_scripts import load_training_module, script_configs
 
 pytest.importorskip("yaml")
+
+from rummy_env.training import config as common  # noqa: E402 - the config schema the scripts share
 
 ROOT = Path(__file__).resolve().parent.parent
 TRAINING = ROOT / "training"
@@ -39,13 +47,8 @@ SHIPPED = {
 _load = load_training_module
 
 
-@pytest.fixture(scope="module")
-def common():
-    return _load("common")
-
-
 @pytest.mark.parametrize("script", SCRIPTS)
-def test_every_field_of_every_script_has_a_range(common, script: str) -> None:
+def test_every_field_of_every_script_has_a_range(script: str) -> None:
     cls = _load(script).Config
     missing = [f.name for f in dataclasses.fields(cls) if f.name not in common.FIELD_RANGES]
     assert not missing, f"{script}.Config fields without a range in FIELD_RANGES: {missing}"
@@ -53,16 +56,17 @@ def test_every_field_of_every_script_has_a_range(common, script: str) -> None:
     assert dataclasses.asdict(cfg) == dataclasses.asdict(cls())
 
 
-def test_every_field_is_documented_in_configs_readme(common) -> None:
-    """configs/README.md holds the table generated from FIELD_RANGES (regenerate: ``common.ranges_markdown()``)."""
-    table = common.ranges_markdown()
+def test_every_field_is_documented_in_configs_readme() -> None:
+    """configs/README.md holds the table generated from FIELD_RANGES (regenerate:
+    ``rummy_env.training.config.ranges_markdown(training_scripts.script_configs())``)."""
+    table = common.ranges_markdown(script_configs())
     assert table in (ROOT / "configs" / "README.md").read_text()
     for name, spec in common.FIELD_RANGES.items():
         assert f"| `{name}` | {spec.describe()} |" in table
 
 
 @pytest.mark.parametrize("file", sorted(SHIPPED))
-def test_shipped_configs_are_valid(common, file: str) -> None:
+def test_shipped_configs_are_valid(file: str) -> None:
     cfg = common.load_config(_load(SHIPPED[file]).Config, ["--config", str(ROOT / "configs" / file)])
     assert cfg.config_file.endswith(file)
 
@@ -98,7 +102,7 @@ def test_shipped_configs_are_valid(common, file: str) -> None:
         ("--set seed=-1", r"seed=-1: expected an integer in 0..4294967295"),
     ],
 )
-def test_ppo_ranges(common, args: str, message: str) -> None:
+def test_ppo_ranges(args: str, message: str) -> None:
     with pytest.raises(common.ConfigError, match=message):
         common.load_config(_load("ppo").Config, args.split(" ") if "{" not in args else ["--set", args[6:]])
 
@@ -122,12 +126,12 @@ def test_ppo_ranges(common, args: str, message: str) -> None:
         ("tianshou_dqn", "--hidden [64,abc]", r"hidden\[1\]='abc': expected an integer in 1..4096"),
     ],
 )
-def test_other_scripts_ranges(common, script: str, args: str, message: str) -> None:
+def test_other_scripts_ranges(script: str, args: str, message: str) -> None:
     with pytest.raises(common.ConfigError, match=message):
         common.load_config(_load(script).Config, args.split(" "))
 
 
-def test_yaml_reads_1e_minus_3_as_a_number(common, tmp_path: Path) -> None:
+def test_yaml_reads_1e_minus_3_as_a_number(tmp_path: Path) -> None:
     """YAML 1.1 (PyYAML's) reads ``1e-3`` as a string; the config loader reads it as a number (YAML 1.2)."""
     import yaml
 
@@ -173,3 +177,74 @@ def test_command_line_errors_are_one_line_with_exit_code_2(tmp_path: Path, setup
     assert out.returncode == 2, out.stderr
     assert out.stderr.count("\n") == 1 and out.stderr.startswith(message), out.stderr
     assert out.stdout == "" and not (tmp_path / "runs").exists()
+
+
+# ---- hostile configs (issue 40, points 5 and 6): refused at once, in little memory, one line, exit code 2 ----------
+#: 321 bytes that expand to 9**10 leaves (a "billion laughs"): the old error message built their whole repr
+ALIAS_BOMB = "[" + ", ".join(
+    ["&a [x,x,x,x,x,x,x,x,x]"] + [f"&{b} [" + ",".join([f"*{a}"] * 9) + "]" for a, b in zip("abcdefghi", "bcdefghij")]
+) + "]"
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--set", f"seed={ALIAS_BOMB}"], "a YAML alias (line 1); anchors and aliases are not allowed"),
+        (["--trunk", ALIAS_BOMB], "a YAML alias"),
+        (["--set", "env_config=" + "{a: " * 100 + "1" + "}" * 100], "nested more than 64 levels deep"),
+        (["--set", "trunk=" + "[" * 5000 + "]" * 5000], "nested more than 64 levels deep"),
+        (["--set", "pool_weights={current: " + "[" * 70 + "]" * 70 + "}"], "nested more than 64 levels deep"),
+    ],
+    ids=["alias-bomb-set", "alias-bomb-flag", "deep-mapping", "deep-list", "deep-value"],
+)
+def test_a_hostile_value_is_refused_at_once_in_little_memory(argv: list[str], message: str) -> None:
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        with pytest.raises(common.ConfigError, match=re.escape(message)) as err:
+            common.load_config(_load("ppo").Config, argv)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert time.perf_counter() - start < 5 and peak < 20 << 20, (time.perf_counter() - start, peak)
+    assert "\n" not in str(err.value) and len(str(err.value)) < 400
+
+
+def test_an_alias_in_a_config_file_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "bomb.yaml").write_text(f"seed: {ALIAS_BOMB}\n")
+    with pytest.raises(common.ConfigError, match=r"--config .*bomb.yaml: a YAML alias"):
+        common.load_config(_load("ppo").Config, ["--config", str(tmp_path / "bomb.yaml")])
+
+
+def test_an_oversized_config_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    big = tmp_path / "big.yaml"
+    with open(big, "w") as f:
+        f.seek(common.CONFIG_FILE_LIMIT + 10)
+        f.write("\n")
+    with pytest.raises(common.ConfigError, match=r"bytes; at most 1048576 are allowed"):
+        common.load_config(_load("ppo").Config, ["--config", str(big)])
+
+
+@pytest.mark.parametrize("target", ["zero", "fifo", "folder", "alias"])
+def test_the_command_line_refuses_a_device_a_fifo_a_folder_and_a_bomb(tmp_path: Path, target: str) -> None:
+    """``--config /dev/zero`` read for ever and ``--set seed=<bomb>`` ran past 120 s at 1.6 GB; now each is one line
+    with exit code 2 within seconds (a FIFO nobody writes to would block a plain open)."""
+    if target == "fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs here")
+        os.mkfifo(tmp_path / "pipe")
+    args = {
+        "zero": ["--config", "/dev/zero"],
+        "fifo": ["--config", str(tmp_path / "pipe")],
+        "folder": ["--config", str(tmp_path)],
+        "alias": ["--set", f"seed={ALIAS_BOMB}"],
+    }[target]
+    if target == "zero" and not Path("/dev/zero").exists():
+        pytest.skip("no /dev/zero here")
+    start = time.perf_counter()
+    out = _ppo(tmp_path, *args)
+    assert time.perf_counter() - start < 60
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr[-500:]
+    assert out.stderr.startswith("ppo.py: error: ") and len(out.stderr) < 400
+    expected = "a YAML alias" if target == "alias" else "not a regular file"
+    assert expected in out.stderr

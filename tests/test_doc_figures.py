@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shutil
@@ -62,11 +63,9 @@ def test_readme_holds_exactly_one_results_block() -> None:
 
 
 def test_results_block_has_a_figure_and_a_command_per_profile() -> None:
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        import figures
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
+    spec = importlib.util.spec_from_file_location("docs_figures", SCRIPT)  # a script, loaded by path: no sys.path edit
+    figures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(figures)
     table = figures.results()
     for profile in figures.PROFILES:
         match = figures.load(profile, "checkpoint-vs-heuristic")

@@ -1,10 +1,11 @@
-"""Offline search labels (``training/search_labels.py``) and their distillation into a ``card_prior`` network
-(``training/search_distill.py``): the labels are legal, reproducible and resumable, a departure is labelled only
+"""Offline search labels (``python -m rummy_env.distill search-labels``) and their distillation into a
+``card_prior`` network (``search-distill``): the labels are legal, reproducible and resumable, a departure is labelled only
 with a positive estimated gain, bad arguments are refused with exit code 2, and distillation lowers the
 cross-entropy to the labels and saves a checkpoint that loads and plays."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,14 +16,9 @@ pytest.importorskip("torch")
 pytest.importorskip("safetensors")
 
 import rummy_env  # noqa: E402
+from rummy_env.distill import search_distill, search_labels  # noqa: E402
 from rummy_env.models import action_features as af  # noqa: E402
 from rummy_env.models.checkpoints import load_checkpoint, save_checkpoint  # noqa: E402
-
-TRAINING = Path(__file__).resolve().parents[1] / "training"
-sys.path.insert(0, str(TRAINING))
-
-import search_distill  # noqa: E402
-import search_labels  # noqa: E402
 
 ROUND1 = [1]
 
@@ -77,14 +73,14 @@ def test_bad_label_arguments_exit_2(argv: list[str], tmp_path: Path, capsys: pyt
     ("argv", "says"),
     [
         (["--profile", "gin"], "unknown profile 'gin'"),
-        (["--num-players", "9"], "allowed 3..5"),
+        (["--num-players", "9"], "num_players=9"),
         (["--profile", "continental", "--rounds", "1", "2"], "one number"),
     ],
 )
 def test_a_table_that_cannot_be_built_exits_2_before_any_work(
     argv: list[str], says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import search_consistency
+    from rummy_env.distill import search_consistency
 
     assert search_labels.main(["--out", str(tmp_path / "x"), *argv]) == 2
     assert says in capsys.readouterr().err
@@ -171,7 +167,7 @@ def test_distillation_lowers_the_cross_entropy_and_saves_a_playable_checkpoint(l
     base_meta = load_checkpoint(base).metadata
     base_seconds = base_meta.get("training_state", {}).get("wall_seconds", base_meta.get("wall_seconds")) or 0.0
     assert ckpt.metadata["wall_seconds"] == pytest.approx(base_seconds + info["wall_seconds"], abs=0.11)
-    assert ckpt.metadata["algorithm"].endswith("+ distillation (training/search_distill.py)")
+    assert ckpt.metadata["algorithm"].endswith("+ distillation (python -m rummy_env.distill search-distill)")
     # the training rows themselves are fitted better than by the base network
     train, _, _ = search_distill.load_labels([str(labels)], 2)
     data = search_distill.prepare(train, 0.0)
@@ -192,8 +188,8 @@ def test_distillation_lowers_the_cross_entropy_and_saves_a_playable_checkpoint(l
 def test_teacher_labels_with_measures_teach_a_measured_network(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``search_labels.py --measures`` stores the heuristic's measures of every legal action (zero rows past the
-    legal list); ``search_distill.py --measures`` trains a ``card_prior_measures`` network on them that loads and
+    """``search-labels --measures`` stores the heuristic's measures of every legal action (zero rows past the
+    legal list); ``search-distill --measures`` trains a ``card_prior_measures`` network on them that loads and
     plays; without measures in the labels it exits 2."""
     from rummy_env import bots
     from rummy_env.bots.heuristic import HeuristicBot
@@ -293,7 +289,7 @@ def test_distillation_refuses_bad_settings(tmp_path: Path, capsys: pytest.Captur
 
 
 def test_search_consistency_compares_two_independent_searches(capsys: pytest.CaptureFixture[str]) -> None:
-    import search_consistency
+    from rummy_env.distill import search_consistency
 
     fig = search_consistency.consistency("contract_gamerules", 4, 5, 3, 6, 1.0)
     assert fig["decisions"] == 6 and 0.0 <= fig["agreement"] <= 1.0
@@ -305,7 +301,7 @@ def test_search_consistency_compares_two_independent_searches(capsys: pytest.Cap
 def test_train_kinds_keeps_only_those_training_rows(labels: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``--train-kinds discard`` trains on the rows whose label or prior move is a discard, and only on those; the
     held-out rows stay all of them; an unknown kind is refused with the kinds allowed."""
-    from warm_start import action_kinds
+    from rummy_env.training.warm_start import action_kinds
 
     base = _base(tmp_path)
     out = tmp_path / "d"
@@ -348,3 +344,19 @@ def test_save_epochs_saves_each_epoch_and_the_kept_one_is_among_them(labels: Pat
     k = kept.metadata["distillation"]["kept_epoch"]
     assert k >= 1 and epochs[k].metadata["weights_sha256"] == kept.metadata["weights_sha256"]
     assert not (tmp_path / "plain_epoch1.json").exists()
+
+
+def test_the_pipeline_runs_as_one_command_and_never_writes_over_its_input(labels: Path, tmp_path: Path) -> None:
+    """``python -m rummy_env.distill`` lists its subcommands; ``search-distill --out`` equal to ``--base`` (its
+    input) or inside the shipped checkpoints is refused up front, exit 2, one line."""
+    run = [sys.executable, "-m", "rummy_env.distill"]
+    out = subprocess.run([*run, "--help"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "search-distill" in out.stdout and "advantage-fit" in out.stdout
+    bad = subprocess.run([*run, "bogus"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "unknown subcommand" in bad.stderr
+    shipped = Path(__file__).resolve().parents[1] / "checkpoints"
+    for base, dest, says in ((str(tmp_path / "b"), str(tmp_path / "b.json"), "is also this command's --base"),
+                             (str(tmp_path / "b"), str(shipped / "contract"), "folder of the shipped checkpoints")):
+        argv = ["search-distill", "--base", base, "--labels", str(labels), "--out", dest]
+        out = subprocess.run([*run, *argv], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert out.returncode == 2 and says in out.stderr and out.stderr.count("\n") == 1, out.stderr

@@ -1,4 +1,4 @@
-"""The tools around the package: ``training/evaluate.py`` never overwrites shipped files unasked and its manifest
+"""The tools around the package: ``python -m rummy_env.distill evaluate`` never overwrites shipped files unasked and its manifest
 keys are the shipped ones; long commands show progress (on a terminal only); terminal tables fit in 120 columns;
 the learning-curve chart has bands, units and its legends outside the data; missing extras get an install hint."""
 
@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "training"))
+from rummy_env.distill import evaluate as evaluate_script
+from rummy_env.distill import manifest as manifest_module
 
-import evaluate as evaluate_script  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+EVALUATE = [sys.executable, "-m", "rummy_env.distill", "evaluate"]
 
 SHIPPED = ROOT / "checkpoints"
 WIDTH = 120
@@ -29,7 +30,7 @@ def _digests(folder: Path) -> dict[str, str]:
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# training/evaluate.py --manifest
+# python -m rummy_env.distill evaluate --manifest
 # ----------------------------------------------------------------------------------------------------------------
 
 
@@ -70,7 +71,7 @@ def checkpoint_copy(tmp_path: Path) -> Path:
 def test_manifest_prints_and_writes_only_with_write(
     checkpoint_copy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(evaluate_script, "evaluate_checkpoint", _fake_match)
+    monkeypatch.setattr(manifest_module, "evaluate_checkpoint", _fake_match)
     before = _digests(checkpoint_copy)
     args = ["--manifest", str(checkpoint_copy), "--sessions", "3", "--opponents", "random", "--quiet"]
     assert evaluate_script.main(args) == 0
@@ -95,7 +96,7 @@ def test_manifest_prints_and_writes_only_with_write(
 def test_manifest_real_run_writes_nothing(checkpoint_copy: Path, tmp_path: Path) -> None:
     pytest.importorskip("torch")
     before = _digests(checkpoint_copy)
-    cmd = [sys.executable, str(ROOT / "training" / "evaluate.py"), "--manifest", str(checkpoint_copy)]
+    cmd = [*EVALUATE, "--manifest", str(checkpoint_copy)]
     cmd += ["--sessions", "1", "--opponents", "random", "--workers", "1"]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
@@ -183,10 +184,10 @@ def _tiny_checkpoint(path: Path, steps: int, seed: int, profile: str = "contract
 def test_checkpoint_curve_evaluates_each_checkpoint_once_and_draws(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``checkpoint_curve.py``: one point per checkpoint at its training steps, in the order given; a second run
+    """``checkpoint-curve``: one point per checkpoint at its training steps, in the order given; a second run
     reuses the evaluations on disk and evaluates only an opponent it has not seen; the figure is written."""
     pytest.importorskip("matplotlib")
-    import checkpoint_curve
+    from rummy_env.distill import checkpoint_curve
 
     ckpts = [_tiny_checkpoint(tmp_path / f"c{i}", steps, i) for i, steps in enumerate((0, 4096, 8192))]
     calls: list[tuple[str, tuple[str, ...]]] = []
@@ -196,7 +197,7 @@ def test_checkpoint_curve_evaluates_each_checkpoint_once_and_draws(
         return {o: {"difference": -float(len(calls)), "difference_ci95": 0.5, "metric": "penalty_per_round"}
                 for o in opponents}  # fmt: skip
 
-    monkeypatch.setattr(evaluate_script, "evaluate", fake)
+    monkeypatch.setattr(checkpoint_curve, "evaluate_against", fake)
     work, out = tmp_path / "work", tmp_path / "curve.png"
     argv = [*map(str, ckpts), "--work", str(work), "--out", str(out), "--sessions", "3"]
     assert checkpoint_curve.main([*argv, "--opponents", "heuristic"]) == 0
@@ -230,7 +231,7 @@ def test_checkpoint_curve_evaluates_each_checkpoint_once_and_draws(
 def test_bad_checkpoint_curve_arguments_exit_2(
     tmp_path: Path, make: bool, extra: list[str], says: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import checkpoint_curve
+    from rummy_env.distill import checkpoint_curve
 
     paths = [tmp_path / "a"]
     if make:
@@ -360,7 +361,6 @@ runpy.run_path(sys.argv[0], run_name="__main__")
         ("tianshou_dqn.py", "tianshou", 'needs tianshou, which is not installed; install the [tianshou] extra (pip install -e ".[tianshou]")'),
         ("sb3_maskable_ppo.py", "sb3_contrib,stable_baselines3", 'needs stable-baselines3, sb3-contrib, which are not installed; install the [train] extra'),
         ("ppo.py", "tensorboard", 'pip install -e ".[train]"'),
-        ("evaluate.py", "yaml,safetensors", 'needs pyyaml, safetensors'),
         ("tianshou_dqn.py", "torch", "pip install torch==2.13.0"),
     ],
 )  # fmt: skip
@@ -373,6 +373,14 @@ def test_training_scripts_without_their_extra_say_what_to_install(
     assert out.stderr.startswith(f"training/{script}: needs ") and len(out.stderr.strip().splitlines()) == 1
     assert hint in out.stderr, out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_the_pipeline_without_its_extra_says_what_to_install(tmp_path: Path) -> None:
+    code = _WITHOUT.replace("runpy.run_path(sys.argv[0], run_name=\"__main__\")", "runpy.run_module('rummy_env.distill', run_name='__main__')")
+    out = subprocess.run([sys.executable, "-c", code, "safetensors", "rummy_env.distill", "evaluate", "x"],
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path)  # fmt: skip
+    assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr, out.stderr
+    assert out.stderr.startswith("python -m rummy_env.distill evaluate: needs safetensors, which is not installed")
 
 
 def test_training_script_help_works_without_the_extra(tmp_path: Path) -> None:

@@ -1,8 +1,11 @@
 """Training scripts: smoke runs by subprocess, reward attribution, GAE, reproducibility, resume, a learning check,
-and the SB3 export. Skipped when the training extras (torch, stable-baselines3, ...) are not installed."""
+the SB3 export, and where a run may write (never into the shipped checkpoints unasked, never over its inputs).
+Skipped when the training extras (torch, stable-baselines3, ...) are not installed. The scripts' shared parts are
+imported from ``rummy_env.training``; a script's own functions from the script file (``training_scripts``)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shlex
 import subprocess
@@ -100,15 +103,17 @@ def test_quick_start_end_explains_itself_and_a_log_file_gets_no_bar(tmp_path: Pa
 def test_planned_steps_are_whole_rollouts_of_whole_table_steps(ppo) -> None:
     """The bar's total: 300,000 steps of 4,096 a rollout are 74 rollouts (the quick start's 303,104); a share of
     a rollout is rounded up to whole steps of its collector's tables; a run already past its total plans nothing."""
+    from rummy_env.training.workers import planned_steps
+
     cfg = ppo.Config(total_steps=300_000, steps_per_update=4096, num_envs=64, num_workers=1)
-    assert ppo.planned_steps(cfg, 0) == 303_104 and ppo.planned_steps(cfg, 4096) == 303_104
-    assert ppo.planned_steps(ppo.Config(total_steps=150, steps_per_update=100, num_envs=64, num_workers=2), 0) == 256
-    assert ppo.planned_steps(ppo.Config(total_steps=100, steps_per_update=256, num_envs=4), 512) == 512
+    assert planned_steps(cfg, 0) == 303_104 and planned_steps(cfg, 4096) == 303_104
+    assert planned_steps(ppo.Config(total_steps=150, steps_per_update=100, num_envs=64, num_workers=2), 0) == 256
+    assert planned_steps(ppo.Config(total_steps=100, steps_per_update=256, num_envs=4), 512) == 512
 
 
 def test_next_steps_for_a_payment_profile(ppo) -> None:
     """Continental: payments per deal, higher is better; its session length as ``--rounds N``."""
-    import run_log
+    from rummy_env.training import run_log
 
     cfg = ppo.Config(profile="continental", env_config={"deals": 2}, config_file="configs/x.yaml", max_minutes=5)
     ev = {"random": {"opponent": "random", "sessions": 10, "policy": 3.0, "opponents": -1.0,
@@ -212,8 +217,10 @@ def test_gae_follows_each_seats_own_chain(ppo) -> None:
 def test_rewards_are_the_learning_seats_own(ppo, weights) -> None:
     """Every finished chain's rewards sum to that seat's own score, never an opponent's (the PettingZoo SB3
     tutorial once trained on the opponent's reward)."""
+    from rummy_env.training.rollout import Collector
+
     cfg = ppo.Config(env_config={"rounds": [1]}, trunk=[16], pool_weights=weights, seed=3)
-    col = ppo.Collector(cfg, num_envs=3, worker=0)
+    col = Collector(cfg, num_envs=3, worker=0)
     batch = col.collect(1500)
     finished = [ep for ep in batch.episodes]
     assert len(finished) >= 3
@@ -235,11 +242,13 @@ def test_rewards_are_the_learning_seats_own(ppo, weights) -> None:
     assert batch.mask[np.arange(len(batch.action)), batch.action].all()
 
 
-def test_shape_rewards_adds_the_potential_differences(ppo) -> None:
+def test_shape_rewards_adds_the_potential_differences() -> None:
+    from rummy_env.training.rollout import shape_rewards
+
     # seat A = rows 0, 2 (episode ends at 2), seat B = rows 1, 3 (cut at 3: the cut state's potential is -1)
     rows = {"reward": [0.0, 0.5, 0.0, -1.0], "next": [2, 3, -1, -1], "done": [False, False, True, False]}
     phi = [-4.0, -6.0, -2.0, -3.0]
-    ppo.shape_rewards(rows, phi, {3: -1.0}, gamma=0.9, coef=0.1)
+    shape_rewards(rows, phi, {3: -1.0}, gamma=0.9, coef=0.1)
     want = [0.1 * (0.9 * -2.0 + 4.0), 0.5 + 0.1 * (0.9 * -3.0 + 6.0), 0.1 * (0.0 + 2.0), -1.0 + 0.1 * (0.9 * -1.0 + 3.0)]
     np.testing.assert_allclose(rows["reward"], want)
 
@@ -247,10 +256,12 @@ def test_shape_rewards_adds_the_potential_differences(ppo) -> None:
 def test_shaping_changes_only_the_learning_rewards_and_telescopes(ppo) -> None:
     """Same seed with and without shaping: the same games and logged returns; the shaped rewards of a finished
     chain add up (gamma 1) to its unshaped rewards minus coef * phi(first decision) (docs/guides/training.md)."""
+    from rummy_env.training.rollout import Collector
+
     kw = dict(profile="continental", env_config={"deals": 1}, trunk=[16], pool_weights={"current": 1.0}, seed=5,
               gamma=1.0)  # fmt: skip
-    plain = ppo.Collector(ppo.Config(**kw), num_envs=2, worker=0)
-    shaped = ppo.Collector(ppo.Config(**kw, shaping=0.25), num_envs=2, worker=0)
+    plain = Collector(ppo.Config(**kw), num_envs=2, worker=0)
+    shaped = Collector(ppo.Config(**kw, shaping=0.25), num_envs=2, worker=0)
     shaped.set_weights(plain.model.numpy_state())
     a, b = plain.collect(1200), shaped.collect(1200)
     np.testing.assert_array_equal(a.action, b.action)
@@ -316,9 +327,10 @@ def test_update_pass_matches_the_models_evaluate(ppo) -> None:
     import torch
 
     from rummy_env.models.policy import build_policy, legal_index
+    from rummy_env.training.rollout import Collector
 
     cfg = ppo.Config(env_config={"rounds": [1]}, trunk=[16], pool_weights={"current": 1.0}, seed=5)
-    col = ppo.Collector(cfg, num_envs=4, worker=0)
+    col = Collector(cfg, num_envs=4, worker=0)
     batch = col.collect(400)
     model = build_policy(col.arch, seed=3)
     index, valid = legal_index(batch.mask)
@@ -347,9 +359,8 @@ def test_env_config_of_the_aec_env_only_is_refused(tmp_path: Path) -> None:
 
 # ---- learning: a tiny budget on round 1 must clearly beat random and the untrained network ---------------------
 def test_ppo_learns_round_one(ppo, tmp_path: Path) -> None:
-    import common
-
     from rummy_env.bots.checkpoint_bot import CheckpointBot, PolicyBot
+    from rummy_env.evaluation.policy_eval import play_policy, summarise_match
     from rummy_env.models.policy import architecture, build_policy
 
     summary = ppo.main(
@@ -385,14 +396,12 @@ def test_ppo_learns_round_one(ppo, tmp_path: Path) -> None:
         ]
     )
     cfg = {"rounds": (1,)}
-    trained = common.summarise_match(
-        "contract",
-        "random",
-        common.play_match(lambda: CheckpointBot(summary["checkpoint"]), "contract", "random", 40, 7, cfg),
+    trained = summarise_match(
+        "contract", "random", play_policy(lambda: CheckpointBot(summary["checkpoint"]), "contract", "random", 40, 7, cfg)
     )
     untrained_net = build_policy(architecture(1790, 3089, trunk=[64]), seed=1)
-    untrained = common.summarise_match(
-        "contract", "random", common.play_match(lambda: PolicyBot(untrained_net), "contract", "random", 40, 7, cfg)
+    untrained = summarise_match(
+        "contract", "random", play_policy(lambda: PolicyBot(untrained_net), "contract", "random", 40, 7, cfg)
     )
     # random players score about 150 per round on round 1; a few updates bring the policy far below
     assert trained["difference"] + trained["difference_ci95"] < -40, trained
@@ -429,3 +438,89 @@ def test_export_sb3_matches_the_sb3_policy(tmp_path: Path) -> None:
         ours = torch.softmax(net.masked_logits(o, torch.as_tensor(m)), dim=-1)
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), atol=1e-6)
         np.testing.assert_allclose(net.value(o).numpy(), model.policy.predict_values(o).squeeze(-1).numpy(), atol=1e-5)
+
+
+# ---- where a run writes: runs/, never the shipped checkpoints unasked, never over its inputs (issue 40, point 1) ----
+SHIPPED = ROOT / "checkpoints"
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+@pytest.mark.parametrize("config", ["ppo_contract.yaml", "ppo_contract_gamerules.yaml", "ppo_continental.yaml"])
+def test_a_documented_config_never_touches_the_shipped_checkpoints(tmp_path: Path, config: str) -> None:
+    """The issue's command: a shipped ppo_* config with a tiny budget, run from the repository root as documented,
+    leaves checkpoints/ byte for byte as it was and writes its result under runs/ (its save_path)."""
+    import yaml
+
+    before = _digests(SHIPPED)
+    save = yaml.safe_load((ROOT / "configs" / config).read_text())["save_path"]
+    assert save.startswith("runs/")
+    args = ["--config", f"configs/{config}", "--total-steps", "64", "--bc-decisions", "0", "--eval-every", "0",
+            "--num-workers", "0", "--final-eval-sessions", "0", "--num-envs", "2", "--steps-per-update", "64",
+            "--trunk", "[8]", "--runs-dir", str(tmp_path / "runs"), "--save-path", str(tmp_path / save),
+            "--progress-bar", "false"]  # fmt: skip
+    out = subprocess.run([sys.executable, str(TRAINING / "ppo.py"), *args], capture_output=True, text=True,
+                         timeout=300, cwd=ROOT)  # fmt: skip
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert _digests(SHIPPED) == before
+    assert (tmp_path / save).with_suffix(".json").is_file()
+
+
+def test_the_issue_command_as_typed_writes_under_runs_only(tmp_path: Path) -> None:
+    """``python training/ppo.py --config configs/ppo_contract.yaml --total-steps 64 --bc-decisions 0 --eval-every 0
+    --num-workers 0 --final-eval-sessions 0`` (the config copied to a scratch folder with its relative paths) writes
+    runs/contract_ppo and the run folder under runs/, nothing else."""
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "ppo_contract.yaml").write_text((ROOT / "configs" / "ppo_contract.yaml").read_text())
+    before = _digests(SHIPPED)
+    args = ["--config", "configs/ppo_contract.yaml", "--total-steps", "64", "--bc-decisions", "0", "--eval-every",
+            "0", "--num-workers", "0", "--final-eval-sessions", "0", "--num-envs", "2", "--progress-bar", "false"]
+    out = subprocess.run([sys.executable, str(TRAINING / "ppo.py"), *args], capture_output=True, text=True,
+                         timeout=300, cwd=tmp_path)  # fmt: skip
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert _digests(SHIPPED) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["configs", "runs"]
+    assert (tmp_path / "runs" / "contract_ppo.json").is_file() and (tmp_path / "runs" / "contract_ppo.safetensors").is_file()
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--save-path", str(SHIPPED / "contract")], "the folder of the shipped checkpoints"),
+        (["--runs-dir", str(SHIPPED / "runs")], "add --overwrite-shipped"),
+        (["--save-path", str(SHIPPED / "new_name")], "write under runs/ instead"),
+    ],
+)
+def test_a_path_into_the_shipped_checkpoints_is_refused_up_front(tmp_path: Path, flags: list[str], message: str) -> None:
+    before = _digests(SHIPPED)
+    out = subprocess.run([sys.executable, str(TRAINING / "ppo.py"), *TINY, *flags], capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path)  # fmt: skip
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and message in out.stderr, out.stderr
+    assert _digests(SHIPPED) == before and not (SHIPPED / "runs").exists() and not list(tmp_path.iterdir())
+
+
+def test_overwrite_shipped_is_the_one_way_in_and_inputs_are_never_outputs(ppo) -> None:
+    """Validation only (nothing is trained, nothing written): ``--overwrite-shipped`` lets a save_path inside the
+    shipped folder pass; a save_path that is the run's own --resume or pool checkpoint is refused either way."""
+    from rummy_env.training.config import ConfigError, load_config
+
+    cfg = load_config(ppo.Config, ["--save-path", str(SHIPPED / "contract"), "--overwrite-shipped", "true"])
+    assert cfg.overwrite_shipped and cfg.save_path.endswith("contract")
+    for flag in ("--resume", "--set"):
+        value = str(SHIPPED / "contract") if flag == "--resume" else f"pool_checkpoints=[{SHIPPED / 'contract'}]"
+        with pytest.raises(ConfigError, match="is also this command's"):
+            load_config(ppo.Config, [flag, value, "--save-path", str(SHIPPED / "contract.json"),
+                                     "--overwrite-shipped", "true"])  # fmt: skip
+
+
+def test_checkpoints_are_written_atomically(tmp_path: Path) -> None:
+    """A run's outputs appear whole: no temporary file is left beside them."""
+    out = subprocess.run([sys.executable, str(TRAINING / "ppo.py"), *TINY, "--final-eval-sessions", "0",
+                          "--eval-every", "0", "--num-workers", "0", "--set", "env_config={rounds: [1]}",
+                          "--runs-dir", str(tmp_path / "runs"), "--save-path", str(tmp_path / "c")],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)  # fmt: skip
+    assert out.returncode == 0, out.stderr[-3000:]
+    leftovers = [p for p in tmp_path.rglob("*") if ".tmp" in p.name]
+    assert not leftovers

@@ -17,18 +17,19 @@ rather than self-play; ``training/ppo.py`` is the self-play trainer.
 from __future__ import annotations
 
 import dataclasses
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-if __name__ == "__main__":  # a missing extra is one line saying what to install, not a traceback
-    from extras import require
+from rummy_env.training.extras import require
 
+if __name__ == "__main__":  # a missing extra is one line saying what to install, not a traceback
     require("training/sb3_maskable_ppo.py", "train", ["yaml", "safetensors", "torch", "stable_baselines3", "sb3_contrib", "tensorboard"])
-from common import env_kwargs, evaluate_checkpoint, format_match, machine, parse_config, run_name  # noqa: E402
+
+from rummy_env.evaluation.policy_eval import env_kwargs, evaluate_checkpoint, format_match  # noqa: E402
+from rummy_env.models.checkpoints import save_checkpoint  # noqa: E402
+from rummy_env.training.config import machine, parse_config, run_name  # noqa: E402
 
 
 @dataclass
@@ -81,6 +82,8 @@ class Config:
     """TensorBoard logs and the run's checkpoint go to runs_dir/<run name>"""
     save_path: str = ""
     """also write the exported checkpoint here"""
+    overwrite_shipped: bool = False
+    """allow save_path / runs_dir inside the folder of the shipped checkpoints (checkpoints/); refused without it"""
     save_sb3_zip: bool = False
     """also save SB3's own .zip (a pickle: load it only if you made it)"""
     progress_bar: bool = True
@@ -135,7 +138,6 @@ def export_sb3(
     """
     import torch
 
-    from rummy_env.models.checkpoints import save_checkpoint
     from rummy_env.models.policy import build_policy
 
     policy = model.policy

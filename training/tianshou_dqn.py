@@ -18,18 +18,18 @@ logits, the value head is zero) and evaluated greedily against ``eval_opponents`
 from __future__ import annotations
 
 import dataclasses
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-if __name__ == "__main__":  # a missing extra is one line saying what to install, not a traceback
-    from extras import require
+from rummy_env.training.extras import require
 
+if __name__ == "__main__":  # a missing extra is one line saying what to install, not a traceback
     require("training/tianshou_dqn.py", "tianshou", ["yaml", "safetensors", "torch", "tianshou"])
-from common import env_kwargs, evaluate_checkpoint, format_match, machine, parse_config, run_name  # noqa: E402
+
+from rummy_env.evaluation.policy_eval import env_kwargs, evaluate_checkpoint, format_match  # noqa: E402
+from rummy_env.training.config import machine, parse_config, run_name  # noqa: E402
 
 
 @dataclass
@@ -90,6 +90,8 @@ class Config:
     """the run's checkpoint goes to runs_dir/<run name>/checkpoints/final"""
     save_path: str = ""
     """also write the exported checkpoint here"""
+    overwrite_shipped: bool = False
+    """allow save_path / runs_dir inside the folder of the shipped checkpoints (checkpoints/); refused without it"""
     tensorboard: bool = False
     """log Tianshou's statistics to runs_dir/<run name> with TensorBoard"""
     progress_bar: bool = True

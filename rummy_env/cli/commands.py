@@ -18,10 +18,20 @@ import time
 from typing import Any
 
 from ..core._impl import implementation
+from ..core.files import refuse_overwrite
 from ..engine import new_state
+from ..evaluation import peer_bench
 from ..evaluation.arguments import ArgumentParser, count, output_problem, positive_seconds  # noqa: F401 - re-exported
-from ..evaluation.bench import bench_env, bench_header, bench_legend, bench_row, bench_vector_env
+from ..evaluation.bench import (  # noqa: F401 - bench_engine re-exported
+    bench_engine,
+    bench_env,
+    bench_header,
+    bench_legend,
+    bench_row,
+    bench_vector_env,
+)
 from ..evaluation.tournament import env_config_from_args
+from ..models.checkpoints import checkpoint_paths, resolve_checkpoint
 from ..registry import game
 from ..replay import record_game, replay, save_log, write_html
 from ..rules import PROFILES
@@ -147,63 +157,84 @@ def _run_report(res: dict[str, Any]) -> list[str]:
     return wrap(lines)
 
 
-def bench_engine(profile: str, seconds: float, seed: int = 0) -> dict[str, Any]:
-    """Random legal play on the bare engine: decisions/s, sessions/s, time share of legal-action generation."""
-    if not 0 < seconds < math.inf:
-        raise ValueError(f"seconds={seconds!r}: expected a finite number of seconds > 0")
-    decisions = sessions = 0
-    t_legal = 0.0
-    start = time.perf_counter()
-    i = 0
-    while time.perf_counter() - start < seconds:
-        state = new_state(profile, seed=seed + i)
-        rng = random.Random(seed + i)
-        i += 1
-        while not state.is_terminal():
-            t0 = time.perf_counter()
-            legal = state.legal_actions()
-            t_legal += time.perf_counter() - t0
-            state.apply(legal[rng.randrange(len(legal))])
-            decisions += 1
-        sessions += 1
-    secs = time.perf_counter() - start
-    return {
-        "profile": profile,
-        "layer": "engine",
-        "impl": implementation(),
-        "decisions": decisions,
-        "sessions": sessions,
-        "seconds": round(secs, 2),
-        "decisions_per_second": round(decisions / secs),
-        "sessions_per_second": round(sessions / secs, 3),
-        "legal_actions_time_share": round(t_legal / secs, 3),
-    }
-
-
 def _cmd_bench(args: argparse.Namespace) -> int:
     """One measurement per profile and layer: the engine (``bench_engine``), the AEC env (``bench_env``: decisions/s,
     sessions/s, mask and observation time shares, memory per table) and, with ``--vector N``, ``VectorEnv`` of N
     tables (``bench_vector_env``: the same figures, the step / observation / sampling time shares, memory per
     table, and ``ratio_to_aec``). Printed as a table row each as it is measured (``bench_row``, the legend under
-    the table), or with ``--json`` as one JSON line each. ``docs/guides/performance.md`` says what each key means."""
+    the table), or with ``--json`` as one JSON line each. ``--compare``: ours beside the peers' gin rummy instead
+    (``_cmd_compare``). ``docs/guides/performance.md`` says what each key means."""
+    if args.compare:
+        return _cmd_compare(args)
+    if isinstance(args.json, str):
+        raise ValueError(f"--json {args.json!r}: a file name only with --compare (plain --json prints JSON lines)")
+    compare_only = [f for f in COMPARE_FLAGS if getattr(args, f.strip("-").replace("-", "_")) not in (None, False)]
+    if compare_only:
+        raise ValueError(f"{', '.join(compare_only)}: only with --compare (the comparison with the peers' gin rummy)")
+
     def show(res: dict[str, Any]) -> None:
         print(json.dumps(res) if args.json else bench_row(res), flush=True)
 
+    seconds = 10.0 if args.seconds is None else args.seconds
     if not args.json:
         print(bench_header(), flush=True)
     profiles = args.profile or _finished_profiles()
     for profile in profiles:
-        show(bench_engine(profile, args.seconds, args.seed))
+        show(bench_engine(profile, seconds, args.seed))
         if not args.engine_only:
-            env_res = bench_env(profile, args.seconds, args.seed)
+            env_res = bench_env(profile, seconds, args.seed)
             show(env_res)
             if args.vector:
-                vec = bench_vector_env(profile, num_envs=args.vector, seconds=args.seconds, seed=args.seed)
+                vec = bench_vector_env(profile, num_envs=args.vector, seconds=seconds, seed=args.seed)
                 # the ratio of two layers measured in the same run holds across machines; the absolute figures do not
                 vec["ratio_to_aec"] = round(vec["decisions_per_second"] / max(env_res["decisions_per_second"], 1), 2)
                 show(vec)
     if not args.json:
-        print("\n".join(wrap(bench_legend(args.seconds, implementation()))))
+        print("\n".join(wrap(bench_legend(seconds, implementation()))))
+    return 0
+
+
+def non_negative_seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds >= 0, got {text!r}")
+    return value
+
+
+#: the flags of ``rummy bench --compare`` alone
+COMPARE_FLAGS = ("--repeats", "--warmup", "--peers-python", "--no-peers", "--only", "--cpu", "--no-pin",
+                 "--machine-note", "--markdown")  # fmt: skip
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    """``rummy bench --compare``: ``peer_bench.run`` (ours and the peers' gin rummy, alternating, one core), the
+    JSON and markdown files written (``--json PATH``, ``--markdown PATH``; default under benchmarks/results/), the
+    table printed."""
+    if args.engine_only:
+        raise ValueError("--engine-only: not with --compare (select rows with --only, e.g. contract_engine,pz_gin)")
+    for flag, path in (("--json", args.json), ("--markdown", args.markdown)):
+        problem = output_problem(path, folder=False) if isinstance(path, str) else None
+        if problem:
+            raise ValueError(f"{flag} {path!r} {problem}")
+    settings = argparse.Namespace(
+        seconds=5.0 if args.seconds is None else args.seconds, repeats=args.repeats or 3,
+        warmup=0.5 if args.warmup is None else args.warmup, seed=args.seed, num_envs=args.vector or 16,
+        peers_python=args.peers_python or str(peer_bench.DEFAULT_PEERS_PYTHON), no_peers=args.no_peers,
+        only=[x for x in args.only.split(",") if x] if args.only else None, profiles=args.profile, cpu=args.cpu,
+        no_pin=args.no_pin, machine_note=args.machine_note,
+    )  # fmt: skip
+    try:
+        result = peer_bench.run(settings)
+    except peer_bench.BenchmarkArgumentError as exc:
+        raise ValueError(str(exc)) from None
+    json_path, md_path = peer_bench.write_result(result, args.json if isinstance(args.json, str) else None,
+                                                 args.markdown)  # fmt: skip
+    print(result["markdown"])
+    print(f"wrote {json_path} and {md_path}", file=sys.stderr)
     return 0
 
 
@@ -223,10 +254,25 @@ def _count(k: int, profile: str) -> str:
     return f"{k} {g.unit if k == 1 else g.units}"
 
 
+def _checkpoint_files(entrants: list[str]) -> list[Any]:
+    """The files the ``checkpoint:PATH`` entrants read (``X.safetensors``, ``X.json``): inputs no output may replace."""
+    files: list[Any] = []
+    for spec in entrants:
+        name, sep, arg = spec.partition(":")
+        if name == "checkpoint" and sep and arg:
+            try:
+                head, _, tail = arg.rpartition("@")
+                files += checkpoint_paths(resolve_checkpoint(head if tail in ("sample", "greedy") else arg))
+            except ValueError:  # a bad path: the bot loader says what is wrong, later
+                continue
+    return files
+
+
 def _cmd_record(args: argparse.Namespace) -> int:
     problem = output_problem(args.out, folder=False)
     if problem:
         raise ValueError(f"--out {args.out!r} {problem}; the game log is one file (game.json)")
+    refuse_overwrite(args.out, _checkpoint_files(args.entrants), flag="--out")
     config = env_config_from_args(args.profile, args.rounds, args.deals)
     log = record_game(args.profile, args.entrants, seed=args.seed, **config)
     path = save_log(log, args.out)
@@ -242,6 +288,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         problem = output_problem(args.html, folder=False)
         if problem:
             raise ValueError(f"--html {args.html!r} {problem}; the page is one file (game.html)")
+        refuse_overwrite(args.html, [args.log], flag="--html")  # before any work: never write over the log
     rep = replay(args.log)
     log = rep.log
     totals = " ".join(str(t) for t in rep.totals)
@@ -290,24 +337,39 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=count(0), default=0, help="seed of the first session (default 0)")
     p.add_argument("--json", action="store_true", help="print only the results as JSON, one object per profile")
     p.set_defaults(func=_cmd_run)
-    p = sub.add_parser("bench", help="measure throughput of the engines and environments")
+    p = sub.add_parser("bench", help="measure throughput of the engines and environments (--compare: beside the "
+                       "peers' gin rummy)")  # fmt: skip
     p.add_argument("--profile", nargs="*", choices=profiles, help="profiles (default: every finished profile)")
-    p.add_argument(
-        "--seconds", type=positive_seconds, default=10.0, help="wall-clock budget per measurement, > 0 (default 10)"
-    )
+    p.add_argument("--seconds", type=positive_seconds, default=None,
+                   help="wall-clock budget per measurement, > 0 (default 10; with --compare 5)")  # fmt: skip
     p.add_argument("--seed", type=count(0), default=0)
     p.add_argument("--engine-only", action="store_true", help="skip the PettingZoo environment measurement")
-    p.add_argument(
-        "--json", action="store_true", help="print the measurements as JSON, one object per profile and layer and line"
-    )
+    p.add_argument("--json", nargs="?", const=True, default=False, metavar="PATH",
+                   help="print the measurements as JSON, one object per profile and layer and line; with --compare: "
+                        "the JSON file to write (default benchmarks/results/compare_gin-<UTC date-time>.json)")  # fmt: skip
     p.add_argument(
         "--vector",
         type=count(1),
         default=0,
         metavar="N",
         help="also measure rummy_env.vector.VectorEnv with N tables: decisions/s, sessions/s, time shares, memory "
-        "per table, ratio to the AEC env of the same run",
+        "per table, ratio to the AEC env of the same run (with --compare: the tables of the VectorEnv rows, default 16)",
     )
+    g = p.add_argument_group("--compare: ours beside the peers' gin rummy (PettingZoo, RLCard, OpenSpiel), one core")
+    g.add_argument("--compare", action="store_true",
+                   help="measure our engine, AEC env and VectorEnv rows and the peers' gin rummy, alternating, and "
+                        "write a JSON file and a markdown table (docs/guides/performance.md)")  # fmt: skip
+    g.add_argument("--repeats", type=count(1), default=None, help="repeats of every row; medians reported (default 3)")
+    g.add_argument("--warmup", type=non_negative_seconds, default=None,
+                   help="untimed seconds of play before each measurement (default 0.5)")  # fmt: skip
+    g.add_argument("--peers-python", default=None, help="the peers' Python (default .venv-peers/bin/python)")
+    g.add_argument("--no-peers", action="store_true", help="measure ours only")
+    g.add_argument("--only", default=None, metavar="IDS",
+                   help="comma-separated row ids (default all), e.g. pz_gin,contract_aec")  # fmt: skip
+    g.add_argument("--cpu", type=count(0), default=None, help="the CPU to pin to (default: the first allowed)")
+    g.add_argument("--no-pin", action="store_true", help="do not pin to one CPU")
+    g.add_argument("--machine-note", default=None, help="free text about the machine, e.g. 'shared, 2 cores'")
+    g.add_argument("--markdown", default=None, metavar="PATH", help="markdown output (default: the JSON's name, .md)")
     p.set_defaults(func=_cmd_bench)
     p = sub.add_parser("fuzz", help="random self-play with invariant checks after every action")
     p.add_argument("--profile", default="contract", choices=profiles)

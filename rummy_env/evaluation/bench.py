@@ -1,17 +1,22 @@
 """Throughput and memory of the environments (``rummy bench``; ``docs/guides/performance.md`` says what each figure means).
 
+``bench_engine``: random legal play on the bare engine, no observations.
+
 ``bench_env``: the PettingZoo AEC env driven the way peer benchmarks drive PettingZoo's classic envs (``env.last()``,
 the action mask, a uniformly random legal action, ``env.step``). ``bench_vector_env``: ``rummy_env.vector.VectorEnv``
 stepped with ``vec.random_actions`` (observations and masks of every table written every step). Both report
 decisions/s, sessions/s, the time shares of their parts and the memory one table takes (``table_memory``).
 
 ``rummy bench`` prints each measurement as a row of a readable table (``BENCH_COLUMNS``, ``bench_row``, with
-``bench_legend`` under it), or with ``--json`` the records themselves, one JSON line each.
+``bench_legend`` under it), or with ``--json`` the records themselves, one JSON line each. ``rummy bench --compare``
+measures ours beside the peers' gin rummy instead (``rummy_env.evaluation.peer_bench``): the one benchmark entry
+point is ``rummy bench``.
 """
 
 from __future__ import annotations
 
 import gc
+import math
 import os
 import random
 import time
@@ -22,7 +27,9 @@ import numpy as np
 
 import rummy_env
 
+from ..core._impl import implementation
 from ..encoding import fast
+from ..engine import new_state
 from ..vector import VectorEnv, random_legal_actions
 
 #: random legal decisions played per table before its memory is read (a table in play, not just dealt)
@@ -32,6 +39,39 @@ MEMORY_STEPS = 100
 def _check_seconds(seconds: float) -> None:
     if not seconds > 0 or seconds == float("inf"):
         raise ValueError(f"seconds={seconds!r}: expected a finite number of seconds > 0")
+
+
+def bench_engine(profile: str, seconds: float, seed: int = 0) -> dict[str, Any]:
+    """Random legal play on the bare engine: decisions/s, sessions/s, time share of legal-action generation."""
+    if not 0 < seconds < math.inf:
+        raise ValueError(f"seconds={seconds!r}: expected a finite number of seconds > 0")
+    decisions = sessions = 0
+    t_legal = 0.0
+    start = time.perf_counter()
+    i = 0
+    while time.perf_counter() - start < seconds:
+        state = new_state(profile, seed=seed + i)
+        rng = random.Random(seed + i)
+        i += 1
+        while not state.is_terminal():
+            t0 = time.perf_counter()
+            legal = state.legal_actions()
+            t_legal += time.perf_counter() - t0
+            state.apply(legal[rng.randrange(len(legal))])
+            decisions += 1
+        sessions += 1
+    secs = time.perf_counter() - start
+    return {
+        "profile": profile,
+        "layer": "engine",
+        "impl": implementation(),
+        "decisions": decisions,
+        "sessions": sessions,
+        "seconds": round(secs, 2),
+        "decisions_per_second": round(decisions / secs),
+        "sessions_per_second": round(sessions / secs, 3),
+        "legal_actions_time_share": round(t_legal / secs, 3),
+    }
 
 
 def bench_env(profile: str, seconds: float, seed: int = 0, memory: bool = True, **config: Any) -> dict[str, Any]:

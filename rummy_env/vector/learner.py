@@ -61,7 +61,7 @@ class _BotTable:
     def __init__(self, owner: LearnerVectorEnv, i: int):
         self._owner = owner
         self.index = i
-        vec = owner.vec
+        vec = owner._vec
         self.profile = vec.profile
         self.possible_agents = [f"player_{p}" for p in range(vec.num_players)]
         self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
@@ -130,9 +130,9 @@ class LearnerVectorEnv:
         seed: int | None = None,
         **env_config: Any,
     ):
-        #: the batched env that holds the rules, the action table and the observers (its arrays are not used)
-        self.vec = VectorEnv(profile, num_envs, **env_config)
-        vec = self.vec
+        #: the batched env that holds the rules, the action table, the observers and the arrays (internal: its tables are this env's)
+        self._vec = VectorEnv(profile, num_envs, **env_config)
+        vec = self._vec
         self.profile, self.num_envs, self.num_players = vec.profile, vec.num_envs, vec.num_players
         self.num_actions, self.obs_size = vec.num_actions, vec.obs_size
         self.rules, self.layout, self.observer, self.rounds = vec.rules, vec.layout, vec.observer, vec.rounds
@@ -157,8 +157,9 @@ class LearnerVectorEnv:
         ]
         self._seed = _check_seed(seed, "seed")
         e = self.num_envs
-        self.obs = np.zeros((e, self.obs_size), dtype=np.float32)
-        self.mask = np.zeros((e, self.num_actions), dtype=bool)
+        #: the batched env's arrays: its writer (the compiled fast path where built) fills them from the tables,
+        #: which are this env's (``vec._states`` is ``self._states``, the same list)
+        self.obs, self.mask = vec.obs, vec.mask
         self.rewards = np.zeros(e, dtype=np.float32)
         self.done = np.zeros(e, dtype=bool)
         #: per table: the learner's seat now, the decision count of the learner, and (after ``done``) the last
@@ -168,6 +169,7 @@ class LearnerVectorEnv:
         self.final_info: list[dict[str, Any] | None] = [None] * e
         self._rngs: list[np.random.Generator | None] = [None] * e
         self._states: list[Any] = [None] * e
+        vec._states = self._states
         self._seen = [0] * e  # round results the learner's info has reported
         self._carry = [0.0] * e
         #: per table, what its current info is computed from: (round results before, redeals, carried reward)
@@ -232,6 +234,7 @@ class LearnerVectorEnv:
             rewards, done = self.rewards, self.done
             for i, act in enumerate(acts):
                 rewards[i], done[i] = self._step_table(i, act)
+            self._vec._write_all()  # every table is at its learner's decision: its seat's observation and mask
             return self.obs, self.mask, rewards, done
         finally:
             lock.release()
@@ -264,6 +267,8 @@ class LearnerVectorEnv:
 
     # internals ----------------------------------------------------------------------------------------------
     def _after_reset(self) -> None:
+        self._vec._was_reset = True
+        self._vec._write_all()
         self._was_reset = True
         self.rewards.fill(0.0)
         self.done.fill(False)
@@ -308,7 +313,7 @@ class LearnerVectorEnv:
             bot.reset(int(rng.integers(2**31)))
         redeals = 0
         while True:
-            st = self.vec.game.new_state(self.rules, seed=int(rng.integers(2**31)), rounds=self.rounds)
+            st = self._vec.game.new_state(self.rules, seed=int(rng.integers(2**31)), rounds=self.rounds)
             self._states[i] = st
             self._seen[i] = len(st.round_results)
             reward = self._play_bots(i, seat)
@@ -320,7 +325,6 @@ class LearnerVectorEnv:
         self._carry[i] = reward
         self._info_args[i] = (self._seen[i], redeals, reward)
         self._seen[i] = len(st.round_results)
-        self._write(i, seat)
 
     def _step_table(self, i: int, act: int) -> tuple[float, bool]:
         """``SingleAgentEnv.step(act)`` for table ``i`` (then its reset, if the session ended)."""
@@ -333,7 +337,6 @@ class LearnerVectorEnv:
         self._info_args[i] = (self._seen[i], 0, carried)
         self._seen[i] = len(st.round_results)
         if not st.is_terminal():
-            self._write(i, seat)
             return reward, False
         row = np.zeros(self.obs_size, dtype=np.float32)
         _encode_into(self.observer, st, seat, row)
@@ -370,14 +373,6 @@ class LearnerVectorEnv:
                 st.apply(int(bot.act(table, table.possible_agents[p])))
             reward += self._reward(st, before, seat)
         return reward
-
-    def _write(self, i: int, seat: int) -> None:
-        """Table ``i``'s learner decision into ``obs[i]`` and ``mask[i]``."""
-        st = self._states[i]
-        row = self.mask[i]
-        row.fill(False)
-        row[st.legal_actions()] = True
-        _encode_into(self.observer, st, seat, self.obs[i])
 
     def _info(self, i: int, rounds_before: int, redeals: int, carried: float) -> dict[str, Any]:
         """``SingleAgentEnv``'s info of table ``i`` now (``rounds_before``: the round results its learner's last

@@ -26,15 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+import rummy_env
+from rummy_env import bots
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-if __name__ == "__main__" and str(ROOT) not in sys.path:  # record the checkout this file lives in
-    sys.path.insert(0, str(ROOT))
-
-import numpy as np  # noqa: E402
-
-import rummy_env  # noqa: E402
-from rummy_env import bots  # noqa: E402
 
 #: bump when the line layout below changes (not when the game's behaviour changes: that is a re-record)
 FORMAT = 1

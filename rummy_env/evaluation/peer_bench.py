@@ -1,16 +1,17 @@
-"""Random legal play, one core, ours next to the peers' gin rummy, measured in ONE run: ``docs/guides/performance.md``.
+"""``rummy bench --compare``: random legal play, one core, ours next to the peers' gin rummy, measured in ONE run
+(docs/guides/performance.md).
 
-    python benchmarks/compare_gin.py                      # peers from .venv-peers (benchmarks/setup_peers.sh)
-    python benchmarks/compare_gin.py --seconds 2 --repeats 3 --only contract_aec,pz_gin
+    rummy bench --compare                                  # peers from .venv-peers (benchmarks/setup_peers.sh)
+    rummy bench --compare --seconds 2 --repeats 3 --only contract_aec,pz_gin
 
 Rows: PettingZoo 1.26.1 ``gin_rummy_v4`` (AEC), RLCard gin rummy (native), OpenSpiel gin rummy with an observation
-tensor each decision and without (the peers, run by ``benchmarks/peers.py`` in the peers' Python as
+tensor each decision and without (the peers, run by ``rummy_env/evaluation/peers.py`` in the peers' Python as
 subprocesses); every profile's AEC env (``rummy_env.make``), its bare engine (``rummy_env.engine.new_state``) and
 ``rummy_env.vector.VectorEnv`` with observations and masks written every step (ours, in this process). The
 measurements alternate between ours and the peers' within every repeat (and the order is reversed every other
 repeat), so each ratio compares figures taken under the same load; the table gives the median over the repeats
-of decisions/s and of the per-repeat ratio to PettingZoo's gin. Writes a JSON file and a markdown table.
-A peer that is not installed is reported as such; the others are still measured.
+of decisions/s and of the per-repeat ratio to PettingZoo's gin. Writes a JSON file and a markdown table
+(atomically). A peer that is not installed is reported as such; the others are still measured.
 """
 
 from __future__ import annotations
@@ -31,12 +32,19 @@ from typing import Any
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-PEERS_SCRIPT = HERE / "peers.py"
-DEFAULT_PEERS_PYTHON = ROOT / ".venv-peers" / "bin" / "python"
-sys.path.insert(0, str(HERE))  # peers.py (standard library only at import): the shared loops and Loop
-from peers import Loop, aec_random_play, rates, session_play  # noqa: E402
+from .. import __version__, make
+from ..core.files import write_text_atomic
+from ..engine import new_state
+from ..vector import VectorEnv
+from .peers import Loop, aec_random_play, rates, session_play
+
+#: the peers' script: standard library only, run by the peers' Python by its path
+PEERS_SCRIPT = Path(__file__).resolve().with_name("peers.py")
+#: the source checkout this module lives in (its git commit is recorded), when it is one
+ROOT = Path(__file__).resolve().parents[2]
+#: where the peers' venv and the results go by default, relative to the working directory (the repository root)
+DEFAULT_PEERS_PYTHON = Path(".venv-peers") / "bin" / "python"
+RESULTS = Path("benchmarks") / "results"
 
 #: the reference of every ratio
 REFERENCE = "pz_gin"
@@ -58,22 +66,18 @@ PROFILES: dict[str, tuple[str, dict[str, Any]]] = {
 
 
 class BenchmarkArgumentError(ValueError):
-    """A bad argument of compare_gin.py (a row id, a budget, a path)."""
+    """A bad argument of ``rummy bench --compare`` (a row id, a CPU, a path)."""
 
 
 # --- our measurement loops ----------------------------------------------------------------------------------------
 def _aec(profile: str, config: dict[str, Any], seconds: float, seed: int, num_envs: int) -> Loop:
     """The AEC env as a PettingZoo user drives it: ``peers.aec_random_play``, the loop of the PettingZoo gin row."""
-    import rummy_env
-
-    return aec_random_play(rummy_env.make(profile, **config), seconds, seed)
+    return aec_random_play(make(profile, **config), seconds, seed)
 
 
 def _engine(profile: str, config: dict[str, Any], seconds: float, seed: int, num_envs: int) -> Loop:
     """The bare engine, no observations: ``new_state(profile, seed=seed + i)`` per session, ``legal_actions()``,
     a uniformly random one, ``apply`` (``peers.session_play``, the driver of the RLCard and OpenSpiel rows)."""
-    from rummy_env.engine import new_state
-
     rng = random.Random(seed)
     started = iter(range(seed, seed + 10**9))
 
@@ -91,8 +95,6 @@ def _vector(profile: str, config: dict[str, Any], seconds: float, seed: int, num
     """``VectorEnv(profile, num_envs, seed=seed)``: every step applies one decision at each table and writes every
     table's observation and mask; actions from ``vec.random_actions(np.random.default_rng(seed))`` (the same actions as
     ``random_legal_actions(mask, rng)``, read from the tables' legal lists instead of a scan of the whole mask)."""
-    from rummy_env.vector import VectorEnv
-
     vec = VectorEnv(profile, num_envs, seed=seed, **config)
     rng = np.random.default_rng(seed)
     _obs, _mask, _seat = vec.reset()
@@ -326,8 +328,8 @@ def _ratios(runs: list[dict[str, Any]], ref: list[dict[str, Any]], key: str) -> 
     return [r[key] / ref_of[r["repeat"]] for r in runs if r.get(key) and ref_of.get(r["repeat"])]
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
-    """Measure every selected row ``args.repeats`` times, alternating ours and the peers; the result dict."""
+def _select(args: argparse.Namespace) -> tuple[list[str], list[str], dict[str, dict[str, Any]]]:
+    """The selected peer rows and our rows (``--only``, ``--profile``) and what the probe found of the peers."""
     ours_all = our_rows(args.num_envs)
     selected = set(args.only) if args.only else set(PEER_ROWS) | set(ours_all)
     unknown = selected - set(PEER_ROWS) - set(ours_all)
@@ -335,36 +337,37 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise BenchmarkArgumentError(
             f"--only {sorted(unknown)}: unknown rows; allowed: {list(PEER_ROWS) + list(ours_all)}"
         )
+    profiles = getattr(args, "profiles", None)
     peers_sel = [p for p in PEER_ROWS if p in selected]
-    ours = [r for r in ours_all if r in selected]
-    peers_python = Path(args.peers_python)
+    ours = [r for r in ours_all if r in selected and (not profiles or r.rsplit("_", 1)[0] in profiles)]
     found: dict[str, dict[str, Any]] = {}
     if peers_sel and args.no_peers:
         found = {p: {"available": False, "reason": "--no-peers"} for p in peers_sel}
     elif peers_sel:
-        found, why = probe_peers(peers_python)
+        found, why = probe_peers(Path(args.peers_python))
         if why:
             _say(f"peers: {why}; measuring ours only")
     for p in peers_sel:
         if not found.get(p, {}).get("available"):
             _say(f"{p}: not installed ({found.get(p, {}).get('reason', 'unknown')}); continuing with the others")
-    peers = [p for p in peers_sel if found.get(p, {}).get("available")]
-    cpu = _pin(args.cpu) if not args.no_pin else None
-    labels = {**PEER_ROWS, **ours_all}
+    return peers_sel, ours, found
+
+
+def _measure_all(args: argparse.Namespace, ours: list[str], peers: list[str]) -> tuple[dict, dict, list]:
+    """Every row ``args.repeats`` times in the alternating order (``schedule``): the runs per row, the errors per
+    row, the order of each repeat."""
     runs: dict[str, list[dict[str, Any]]] = {r: [] for r in peers + ours}
     errors: dict[str, str] = {}
-    load_before, uptime_before = _loadavg(), _uptime()
     orders = []
     for rep in range(args.repeats):
         order = schedule(ours, peers, rep)
         orders.append(order)
         for row in order:
-            seed = args.seed
             if row in PEER_ROWS:
-                rec = measure_peer(peers_python, row, args.seconds, seed, args.warmup)
+                rec = measure_peer(Path(args.peers_python), row, args.seconds, args.seed, args.warmup)
             else:
                 try:
-                    rec = measure_ours(row, args.seconds, seed, args.warmup, args.num_envs)
+                    rec = measure_ours(row, args.seconds, args.seed, args.warmup, args.num_envs)
                 except Exception as exc:  # noqa: BLE001 - one broken row must not lose the others' figures
                     rec = {"error": f"{row}: {type(exc).__name__}: {exc}"}
             rec["repeat"] = rep
@@ -374,70 +377,64 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 continue
             runs[row].append(rec)
             _say(f"[{rep + 1}/{args.repeats}] {row}: {rec['decisions_per_second']:,.0f} decisions/s")
+    return runs, errors, orders
+
+
+def _row_entry(row: str, label: str, rs: list[dict[str, Any]], ref: list[dict[str, Any]], found: dict[str, Any],
+               errors: dict[str, str]) -> dict[str, Any]:  # fmt: skip
+    """A row of the result: its runs and medians, its ratios to the reference in the same repeat."""
+    entry: dict[str, Any] = {"id": row, "label": label, "kind": "peer" if row in PEER_ROWS else "ours"}
+    if row in PEER_ROWS:
+        entry["package_version"] = found.get(row, {}).get("version")
+    if not rs:
+        entry.update(available=False, reason=errors.get(row) or found.get(row, {}).get("reason", "not measured"),
+                     runs=[], decisions_per_second=None, sessions_per_second=None, ratios_to_pz_gin=[],
+                     ratio_to_pz_gin=None, decisions_per_cpu_second=None, cpu_ratios_to_pz_gin=[],
+                     cpu_ratio_to_pz_gin=None)  # fmt: skip
+        return entry
+    # a row's ratio in a repeat: to the reference measured in the same round of the alternation
+    ratios = _ratios(rs, ref, "decisions_per_second")
+    cpu_ratios = _ratios(rs, ref, "decisions_per_cpu_second")
+    cpu_rates = [r["decisions_per_cpu_second"] for r in rs if r.get("decisions_per_cpu_second")]
+    entry.update(
+        available=True,
+        runs=[{k: v for k, v in r.items() if k in RUN_KEYS} for r in rs],
+        decisions_per_second=statistics.median(r["decisions_per_second"] for r in rs),
+        sessions_per_second=statistics.median(r["sessions_per_second"] for r in rs),
+        ratios_to_pz_gin=ratios,
+        ratio_to_pz_gin=statistics.median(ratios) if ratios else None,
+        decisions_per_cpu_second=statistics.median(cpu_rates) if cpu_rates else None,
+        cpu_ratios_to_pz_gin=cpu_ratios,
+        cpu_ratio_to_pz_gin=statistics.median(cpu_ratios) if cpu_ratios else None,
+    )
+    return entry
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Measure every selected row ``args.repeats`` times, alternating ours and the peers; the result dict.
+    ``args``: ``seconds``, ``repeats``, ``warmup``, ``seed``, ``num_envs``, ``peers_python``, ``no_peers``,
+    ``only`` (row ids or None), ``profiles`` (ours of these profiles only, or None), ``cpu``, ``no_pin``,
+    ``machine_note``."""
+    peers_sel, ours, found = _select(args)
+    peers = [p for p in peers_sel if found.get(p, {}).get("available")]
+    cpu = _pin(args.cpu) if not args.no_pin else None
+    labels = {**PEER_ROWS, **our_rows(args.num_envs)}
+    load_before, uptime_before = _loadavg(), _uptime()
+    runs, errors, orders = _measure_all(args, ours, peers)
     load_after, uptime_after = _loadavg(), _uptime()
     ref = runs.get(REFERENCE, [])
-    rows = []
-    for row in [p for p in PEER_ROWS if p in selected] + ours:
-        rs = runs.get(row, [])
-        entry: dict[str, Any] = {"id": row, "label": labels[row], "kind": "peer" if row in PEER_ROWS else "ours"}
-        if row in PEER_ROWS:
-            info = found.get(row, {})
-            entry["package_version"] = info.get("version")
-        if not rs:
-            entry.update(
-                available=False,
-                reason=errors.get(row) or found.get(row, {}).get("reason", "not measured"),
-                runs=[],
-                decisions_per_second=None,
-                sessions_per_second=None,
-                ratios_to_pz_gin=[],
-                ratio_to_pz_gin=None,
-                decisions_per_cpu_second=None,
-                cpu_ratios_to_pz_gin=[],
-                cpu_ratio_to_pz_gin=None,
-            )
-            rows.append(entry)
-            continue
-        # a row's ratio in a repeat: to the reference measured in the same round of the alternation
-        ratios = _ratios(rs, ref, "decisions_per_second")
-        cpu_ratios = _ratios(rs, ref, "decisions_per_cpu_second")
-        cpu_rates = [r["decisions_per_cpu_second"] for r in rs if r.get("decisions_per_cpu_second")]
-        entry.update(
-            available=True,
-            runs=[{k: v for k, v in r.items() if k in RUN_KEYS} for r in rs],
-            decisions_per_second=statistics.median(r["decisions_per_second"] for r in rs),
-            sessions_per_second=statistics.median(r["sessions_per_second"] for r in rs),
-            ratios_to_pz_gin=ratios,
-            ratio_to_pz_gin=statistics.median(ratios) if ratios else None,
-            decisions_per_cpu_second=statistics.median(cpu_rates) if cpu_rates else None,
-            cpu_ratios_to_pz_gin=cpu_ratios,
-            cpu_ratio_to_pz_gin=statistics.median(cpu_ratios) if cpu_ratios else None,
-        )
-        rows.append(entry)
-    import rummy_env
-
+    rows = [_row_entry(row, labels[row], runs.get(row, []), ref, found, errors) for row in peers_sel + ours]
     result = {
         "benchmark": "compare_gin",
         "schema": 1,
         "date_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": machine_description(args.machine_note),
-        "load": {
-            "before": load_before,
-            "after": load_after,
-            "uptime_before": uptime_before,
-            "uptime_after": uptime_after,
-        },
-        "settings": {
-            "seconds": args.seconds,
-            "repeats": args.repeats,
-            "warmup": args.warmup,
-            "seed": args.seed,
-            "num_envs": args.num_envs,
-            "cpu": cpu,
-            "peers_python": str(peers_python),
-        },
+        "load": {"before": load_before, "after": load_after, "uptime_before": uptime_before,
+                 "uptime_after": uptime_after},  # fmt: skip
+        "settings": {"seconds": args.seconds, "repeats": args.repeats, "warmup": args.warmup, "seed": args.seed,
+                     "num_envs": args.num_envs, "cpu": cpu, "peers_python": str(args.peers_python)},  # fmt: skip
         "rummy_env": {
-            "version": getattr(rummy_env, "__version__", None),
+            "version": __version__,
             "git_commit": _git_commit(),
             # the implementation selected by the environment (issue 15: python / compiled), if any
             "RUMMY_ENV_IMPL": os.environ.get("RUMMY_ENV_IMPL"),
@@ -448,6 +445,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     }
     result["markdown"] = markdown_table(result)
     return result
+
+
+def write_result(result: dict[str, Any], json_path: str | None, md_path: str | None) -> tuple[Path, Path]:
+    """Write the result's JSON (default ``benchmarks/results/compare_gin-<UTC date-time>.json``) and its markdown
+    table (default: the JSON's name, ``.md``), each atomically; the two paths."""
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H%MZ")
+    jp = Path(json_path) if json_path else RESULTS / f"compare_gin-{stamp}.json"
+    mp = Path(md_path) if md_path else jp.with_suffix(".md")
+    write_text_atomic(jp, json.dumps(result, indent=1) + "\n")
+    write_text_atomic(mp, result["markdown"])
+    return jp, mp
 
 
 def _loadavg() -> list[float] | None:
@@ -461,96 +469,17 @@ def _say(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def _positive(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < x < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a finite number of seconds > 0")
-    return x
-
-
-def _non_negative(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 <= x < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a finite number of seconds >= 0")
-    return x
-
-
-def _count(low: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            n = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-        if n < low:
-            raise argparse.ArgumentTypeError(f"{n}: expected an integer >= {low}")
-        return n
-
-    return parse
-
-
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    """The command line (``--help`` lists it)."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--seconds", type=_positive, default=5.0, help="timed seconds per measurement (default 5)")
-    p.add_argument("--repeats", type=_count(1), default=3, help="repeats of every row; medians reported (default 3)")
-    p.add_argument(
-        "--warmup",
-        type=_non_negative,
-        default=0.5,
-        help="untimed seconds of play before each measurement (default 0.5)",
-    )
-    p.add_argument("--seed", type=_count(0), default=0, help="seed of the deals and of the random players")
-    p.add_argument("--num-envs", type=_count(1), default=16, help="tables of the VectorEnv rows (default 16)")
-    p.add_argument(
-        "--peers-python",
-        default=str(DEFAULT_PEERS_PYTHON),
-        help="the Python of the peers' venv (default .venv-peers/bin/python)",
-    )
-    p.add_argument("--no-peers", action="store_true", help="measure ours only")
-    p.add_argument(
-        "--only",
-        type=lambda s: [x for x in s.split(",") if x],
-        default=None,
-        help="comma-separated row ids to measure (default all), e.g. pz_gin,contract_aec",
-    )
-    p.add_argument("--cpu", type=_count(0), default=None, help="the CPU to pin to (default: the first allowed)")
-    p.add_argument("--no-pin", action="store_true", help="do not pin to one CPU")
-    p.add_argument("--machine-note", default=None, help="free text about the machine, e.g. 'shared, 2 cores'")
-    p.add_argument(
-        "--json",
-        dest="json_path",
-        default=None,
-        help="JSON output (default benchmarks/results/compare_gin-<UTC date-time>.json)",
-    )
-    p.add_argument("--markdown", dest="md_path", default=None, help="markdown output (default: the JSON's name, .md)")
-    return p.parse_args(argv)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the comparison, write the JSON and the markdown table, print the table."""
-    args = parse_args(argv)
-    try:
-        result = run(args)
-    except BenchmarkArgumentError as exc:
-        print(f"compare_gin.py: error: {exc}", file=sys.stderr)
-        return 2
-    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H%MZ")
-    json_path = Path(args.json_path) if args.json_path else HERE / "results" / f"compare_gin-{stamp}.json"
-    md_path = Path(args.md_path) if args.md_path else json_path.with_suffix(".md")
-    json_path.parent.mkdir(parents=True, exist_ok=True)
-    md_path.parent.mkdir(parents=True, exist_ok=True)
-    json_path.write_text(json.dumps(result, indent=1) + "\n")
-    md_path.write_text(result["markdown"])
-    print(result["markdown"])
-    _say(f"wrote {json_path} and {md_path}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+__all__ = [
+    "PEER_ROWS",
+    "PROFILES",
+    "REFERENCE",
+    "BenchmarkArgumentError",
+    "markdown_table",
+    "measure_ours",
+    "measure_peer",
+    "our_rows",
+    "probe_peers",
+    "run",
+    "schedule",
+    "write_result",
+]

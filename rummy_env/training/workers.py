@@ -1,8 +1,9 @@
 """Rollout collection for ``training/ppo.py``: in the learner's process, or in worker processes collecting ahead.
 
 ``Rollouts(cfg, collector)`` splits ``cfg.num_envs`` tables and ``cfg.steps_per_update`` steps over
-``max(1, cfg.num_workers)`` collectors (``collector(cfg, num_envs, worker, teacher)``: ``ppo.Collector``, passed in
-so that this module does not import the script).
+``max(1, cfg.num_workers)`` collectors (``collector(cfg, num_envs, worker, teacher)``: ``rummy_env.training.rollout.
+Collector``). A worker process gets the config as plain data (``worker_config``), so the script's ``Config`` class
+need not be importable there; ``planned_steps`` is what a run of whole rollouts adds up to.
 
 * ``num_workers: 0``: ``collect_now(weights, snapshots)`` collects one rollout in this process, now.
 * ``num_workers >= 1``: each worker process (``spawn``) holds a collector. ``request(weights, snapshots)`` sends
@@ -16,15 +17,41 @@ Frozen snapshots are sent once per worker (later messages give ``None`` for a sn
 from __future__ import annotations
 
 import dataclasses
+import math
 import multiprocessing
 import time
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 
+def worker_config(cfg: Any) -> SimpleNamespace:
+    """The fields of the run's config (a dataclass) as plain data for a worker process (picklable whatever module
+    the dataclass lives in, e.g. a script run as ``__main__``)."""
+    return SimpleNamespace(**dataclasses.asdict(cfg)) if dataclasses.is_dataclass(cfg) else cfg
+
+
+def split(total: int, parts: int) -> list[int]:
+    """``total`` split over ``parts`` as evenly as can be, the first ones taking the remainder."""
+    return [total // parts + (w < total % parts) for w in range(parts)]
+
+
+def planned_steps(cfg: Any, start: int) -> int:
+    """The env steps a run from ``start`` will have taken when it ends at ``total_steps``: whole rollouts, each of
+    ``steps_per_update`` split over the collectors as ``Rollouts`` splits it, every collector's share rounded up to
+    whole steps of its tables (``Collector.collect``). 300,000 steps of 4,096 a rollout are 74 rollouts: 303,104
+    steps."""
+    k = max(1, cfg.num_workers)
+    envs = [max(1, e) for e in split(cfg.num_envs, k)]
+    per_rollout = sum(math.ceil(s / e) * e for s, e in zip(split(cfg.steps_per_update, k), envs))
+    if start >= cfg.total_steps or per_rollout <= 0:
+        return start
+    return start + math.ceil((cfg.total_steps - start) / per_rollout) * per_rollout
+
+
 def concat(parts: list[Any]) -> Any:
-    """The rollouts (``ppo.RolloutBuffer``) of several workers as one; ``next`` links are shifted by the rows before
+    """The rollouts (``RolloutBuffer``) of several workers as one; ``next`` links are shifted by the rows before
     each part."""
     if len(parts) == 1:
         return parts[0]
@@ -75,8 +102,8 @@ class Rollouts:
     def __init__(self, cfg: Any, collector: Any, teacher: str | None = None):
         self.cfg = cfg
         k = max(1, cfg.num_workers)
-        envs = [cfg.num_envs // k + (w < cfg.num_envs % k) for w in range(k)]
-        self.steps = [cfg.steps_per_update // k + (w < cfg.steps_per_update % k) for w in range(k)]
+        envs = split(cfg.num_envs, k)
+        self.steps = split(cfg.steps_per_update, k)
         self.known: list[set[str]] = [set() for _ in range(k)]
         self.pending = False  # a rollout was requested and not received
         self.conns: list[Any] = []
@@ -84,9 +111,10 @@ class Rollouts:
         self.local = collector(cfg, envs[0], 0, teacher) if cfg.num_workers == 0 else None
         if cfg.num_workers:
             ctx = multiprocessing.get_context("spawn")
+            plain = worker_config(cfg)
             for w in range(k):
                 parent, child = ctx.Pipe()
-                p = ctx.Process(target=worker_main, args=(child, collector, cfg, envs[w], w, teacher), daemon=True)
+                p = ctx.Process(target=worker_main, args=(child, collector, plain, envs[w], w, teacher), daemon=True)
                 p.start()
                 self.conns.append(parent)
                 self.procs.append(p)

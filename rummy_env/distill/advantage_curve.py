@@ -1,18 +1,19 @@
-"""The learning curve of a fit to rollout advantages: how the network plays as the fit sees more labelled sessions
-(issue 16 item 3).
+"""``advantage-curve``: the learning curve of a fit to rollout advantages, how the network plays as the fit sees more
+labelled sessions.
 
 For ``k = 0 .. n`` over the ``n`` label folders of ``--labels``: the network fitted on the first ``k`` folders
-(``training/advantage_fit.py`` with ``--fit-args``; ``k = 0`` is ``--base`` itself, and ``--final`` may name the
-checkpoint to use for ``k = n`` instead of fitting it again), then ``training/evaluate.py``'s matches against each of
+(``advantage-fit`` with ``--fit-args``; ``k = 0`` is ``--base`` itself, and ``--final`` may name the
+checkpoint to use for ``k = n`` instead of fitting it again), then the matches of ``evaluate`` against each of
 ``--opponents``: the greedy network at one seat, seats rotated, the other seats played by the opponent bot,
 ``--sessions`` sessions with ``--seed``. Each step's output is kept in ``--work`` (``fit_K`` checkpoints and
 ``eval_K.json``) and reused when it is there, so a stopped run resumes where it was. The figure (``--out``) has one
 panel per opponent: the per-round difference network minus opponents with its 95 % band against the labelled
-sessions the fit saw; ``--work/curve.json`` holds the figures.
+sessions the fit saw; ``--work/curve.json`` holds the figures. ``--work`` and ``--out`` may not lie in the shipped
+checkpoints' folder unless ``--overwrite-shipped``; every file is written atomically.
 
 Usage::
 
-    python training/advantage_curve.py --base runs/candidates/contract_gamerules_anchored \\
+    python -m rummy_env.distill advantage-curve --base runs/candidates/contract_gamerules_anchored \\
         --labels L/seed11 L/seed21 L/seed12 --final checkpoints/contract_gamerules --work runs/curve \\
         --fit-args "--epochs 6 --val-every 5 --objective own --margin 6 --threads 2" \\
         --out runs/curve/learning_curve.png
@@ -23,29 +24,38 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from common import ConfigError, cli_args  # noqa: E402
+from ..models.checkpoints import read_metadata
+from ..training.config import ConfigError, cli_args
+from ..training.outputs import shipped_problem, write_json_atomic
+from . import advantage_fit
+from .manifest import evaluate_against
+from .plots import differences, plot_curve
+from .shards import add_output_flags
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (module docstring); bad values raise ``ConfigError``."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m rummy_env.distill advantage-curve",
+                                description=__doc__.split("\n\n")[0])
     p.add_argument("--base", required=True, help="the card_prior checkpoint the fits start from (the curve's k = 0)")
     p.add_argument("--labels", required=True, nargs="+", help="label folders, added one at a time")
     p.add_argument("--final", default=None, help="the checkpoint of k = n (default: fitted like the others)")
     p.add_argument("--work", required=True, help="folder for the fits and the evaluations (reused when present)")
-    p.add_argument("--fit-args", default="", help="further arguments of advantage_fit.py, one string")
+    p.add_argument("--fit-args", default="", help="further arguments of advantage-fit, one string")
     p.add_argument("--opponents", nargs="+", default=["heuristic", "random"])
     p.add_argument("--sessions", type=int, default=200)
     p.add_argument("--seed", type=int, default=2024)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--out", required=True, help="the PNG to draw")
+    add_output_flags(p)
     args = p.parse_args(argv)
+    for flag, path in (("--work", args.work), ("--out", args.out)):
+        problem = shipped_problem(path, args.overwrite_shipped)
+        if problem:
+            raise ConfigError(f"{flag} {path!r} {problem}")
     if args.sessions < 1 or args.workers < 1 or args.seed < 0:
         raise ConfigError("--sessions and --workers must be >= 1, --seed >= 0")
     for folder in args.labels:
@@ -62,9 +72,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def points(args: argparse.Namespace) -> list[dict[str, Any]]:
     """Fit and evaluate every point that is not in ``--work`` yet; the curve's figures."""
-    import advantage_fit
-    import evaluate
-
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     out = []
@@ -81,56 +88,16 @@ def points(args: argparse.Namespace) -> list[dict[str, Any]]:
             if not Path(ckpt + ".json").exists():
                 argv = ["--base", args.base, "--labels", *args.labels[:k], "--out", ckpt, *args.fit_args]
                 if advantage_fit.main(argv) != 0:
-                    raise SystemExit(f"advantage_fit.py failed for the first {k} folder(s)")
+                    raise SystemExit(f"advantage-fit failed for the first {k} folder(s)")
         path = work / f"eval_{k}.json"
         if path.exists():
             figures = json.loads(path.read_text())
         else:
-            figures = evaluate.evaluate(ckpt, args.opponents, args.sessions, args.seed, args.workers, quiet=True)
-            path.write_text(json.dumps(figures, indent=1))
+            figures = evaluate_against(ckpt, args.opponents, args.sessions, args.seed, args.workers, quiet=True)
+            write_json_atomic(path, figures)
         out.append({"k": k, "labelled_sessions": sessions, "checkpoint": ckpt, "evaluation": figures})
-    (work / "curve.json").write_text(json.dumps(out, indent=1))
+    write_json_atomic(work / "curve.json", out)
     return out
-
-
-def plot(
-    curve: list[dict[str, Any]],
-    opponents: list[str],
-    path: str,
-    title: str,
-    x_key: str = "labelled_sessions",
-    xlabel: str = "labelled heuristic sessions the fit saw (0: the base network)",
-) -> None:
-    """One panel per opponent: the per-round difference with its 95 % band against each point's ``x_key``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(opponents), figsize=(5.2 * len(opponents), 3.8), squeeze=False)
-    x = [p[x_key] for p in curve]
-    for ax, opp in zip(axes[0], opponents):
-        ev = [p["evaluation"][opp] for p in curve]
-        y = [e["difference"] for e in ev]
-        half = [e["difference_ci95"] for e in ev]
-        ax.fill_between(x, [a - b for a, b in zip(y, half)], [a + b for a, b in zip(y, half)], alpha=0.25)
-        ax.plot(x, y, marker="o")
-        ax.axhline(0.0, color="grey", lw=0.8)
-        metric = ev[0].get("metric", "score_per_round").replace("_", " ")
-        ax.set_title(f"against {opp}")
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(f"network minus {opp}, {metric}\n(95 % band; seats rotated)")
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def differences(evaluation: dict[str, Any], opponents: list[str]) -> str:
-    """One point's figures for a progress line: the difference and its 95 % half-width against each opponent."""
-    return ", ".join(
-        f"{o}: {evaluation[o]['difference']:+.2f} ± {evaluation[o]['difference_ci95']:.2f}" for o in opponents
-    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -142,13 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     for p in curve:
         figs = differences(p["evaluation"], args.opponents)
         print(f"{p['labelled_sessions']:5d} labelled sessions ({p['checkpoint']}): {figs}", flush=True)
-    from rummy_env.models.checkpoints import read_metadata
-
     profile = read_metadata(args.base)["profile"]
-    plot(curve, args.opponents, args.out, f"{profile}: a card_prior network fitted to rollout advantages")
+    plot_curve(curve, args.opponents, args.out, f"{profile}: a card_prior network fitted to rollout advantages")
     print(f"saved {args.out}", flush=True)
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

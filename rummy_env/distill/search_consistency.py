@@ -1,4 +1,5 @@
-"""How often two independently seeded ``search`` bots agree on the same decision (issue 16): the noise in search labels.
+"""``search-consistency``: how often two independently seeded ``search`` bots agree on the same decision -- the noise in
+search labels.
 
 The ``heuristic`` plays every seat of one ``--num-players`` session of ``--profile`` (seed ``--seed``); at a decision
 with more than one legal action, with probability ``--label-prob``, two ``SearchBot`` instances of that seat with
@@ -10,33 +11,28 @@ A distilled network cannot reproduce more of a search's departures than the sear
 
 Usage::
 
-    python training/search_consistency.py --budget 32 --decisions 80
+    python -m rummy_env.distill search-consistency --budget 32 --decisions 80
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from common import ConfigError, check_table, cli_args  # noqa: E402
+from .. import make as make_env
+from ..bots.heuristic import HeuristicBot
+from ..bots.search import SearchBot
+from ..bots.view import public_view
+from ..training.config import ConfigError, check_table, cli_args
 
 
 def consistency(
     profile: str, num_players: int, seed: int, budget: int | None, decisions: int, label_prob: float
 ) -> dict[str, Any]:
     """The figures of the module docstring for one session."""
-    import rummy_env
-    from rummy_env.bots.heuristic import HeuristicBot
-    from rummy_env.bots.search import SearchBot
-    from rummy_env.bots.view import public_view
-
-    env = rummy_env.make(profile, num_players=num_players)
+    env = make_env(profile, num_players=num_players)
     env.reset(seed=seed)
     heur = [HeuristicBot(s) for s in range(num_players)]
     first = [SearchBot(100 + s, budget=budget) for s in range(num_players)]
@@ -73,7 +69,8 @@ def consistency(
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (module docstring); bad values raise ``ConfigError``."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m rummy_env.distill search-consistency",
+                                description=__doc__.split("\n\n")[0])
     p.add_argument("--profile", default="contract_gamerules")
     p.add_argument("--num-players", type=int, default=4)
     p.add_argument("--seed", type=int, default=777)
@@ -97,7 +94,3 @@ def main(argv: list[str] | None = None) -> int:
     fig = consistency(args.profile, args.num_players, args.seed, args.budget, args.decisions, args.label_prob)
     print(f"budget {args.budget or 'default'}: {fig}")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

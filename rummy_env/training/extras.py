@@ -1,9 +1,9 @@
 """Install hints for the training scripts' optional dependencies: ``require(script, extra, modules)``.
 
-Each script calls it before importing anything optional (``common`` itself imports ``yaml``), so that a missing
-package is one line naming what to install -- the project extra (``pip install -e ".[rllib]"``) or, for torch,
-the CPU build -- instead of a bare ``ModuleNotFoundError`` from deep inside an import. Only the standard library
-is used here.
+Each script of ``training/`` (and ``python -m rummy_env.distill``) calls it before importing anything optional, so
+that a missing package is one line naming what to install -- the project extra (``pip install -e ".[rllib]"``) or,
+for torch, the CPU build -- instead of a bare ``ModuleNotFoundError`` from deep inside an import. Only the standard
+library is used here.
 """
 
 from __future__ import annotations

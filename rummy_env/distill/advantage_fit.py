@@ -1,5 +1,5 @@
-"""Fit a ``card_prior`` network to rollout advantages (``training/advantage_labels.py``): one step of policy
-improvement over the heuristic, learnt by regression (issue 16).
+"""``advantage-fit``: fit a ``card_prior`` network to rollout advantages (``advantage-labels``): one step of policy
+improvement over the heuristic, learnt by regression.
 
 For every labelled decision and candidate action ``a`` the label files give every seat's round score after ``a``.
 The *value* of ``a`` to the deciding seat is, in the profile's direction (higher is better), its own score minus the
@@ -13,7 +13,7 @@ the heuristic's move, so what it learns is the expected advantage given what tha
 Greedy play on the fitted logits departs from the heuristic wherever some action's predicted advantage is positive;
 ``--margin`` (points) is added to the heuristic's move's logit (its ``prior_weight``) before saving, so the saved
 network departs only where the predicted advantage exceeds the margin. ``--set-margin`` changes the margin of a
-fitted checkpoint (``--base``) without fitting again.
+fitted checkpoint (``--base``) without fitting again (to another ``--out``: a command never writes over its input).
 
 The sessions whose index is a multiple of ``--val-every`` are held out. On them the greedy policy is evaluated
 *exactly* on the labels: where its move is among the candidates, the label says what it gains over the heuristic
@@ -26,7 +26,7 @@ metadata and an ``advantage_fit`` entry (label folders, sizes, settings, held-ou
 
 Usage::
 
-    python training/advantage_fit.py --base runs/candidates/contract_prior --labels runs/adv/contract \\
+    python -m rummy_env.distill advantage-fit --base runs/candidates/contract_prior --labels runs/adv/contract \\
         --out runs/adv/contract_fit --epochs 10
 """
 
@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import re
 import sys
 import time
 from pathlib import Path
@@ -42,13 +41,12 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.evaluation.match import half_width, mean_ci
+from ..evaluation.match import half_width, mean_ci
+from ..models.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
+from ..registry import game
+from ..training.config import ConfigError, cli_args
+from .shards import add_output_flags, fitted_metadata, load_card_prior, output_checkpoint_problem, session_index
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from common import ConfigError, cli_args, fitted_metadata, load_card_prior  # noqa: E402
-
-SESSION_FILE = re.compile(r"session_(\d+)\.npz$")
 LABEL_KEYS = ("obs", "mask", "prior", "cand", "scores", "seat", "round", "choices", "rounds_played")
 
 
@@ -61,13 +59,13 @@ def load_labels(folders: list[str], val_every: int) -> tuple[dict[str, np.ndarra
     for folder in folders:
         files = sorted(Path(folder).glob("session_*.npz"))
         if not files:
-            raise ConfigError(f"no session_*.npz label files in {folder!r}: run training/advantage_labels.py first")
+            raise ConfigError(f"no session_*.npz label files in {folder!r}: run python -m rummy_env.distill advantage-labels first")
         for f in files:
-            i = int(SESSION_FILE.search(f.name).group(1))
+            i = session_index(f)
             with np.load(f, allow_pickle=False) as data:
                 missing = [k for k in LABEL_KEYS if k not in data.files]
                 if missing:
-                    raise ConfigError(f"{f}: not an advantage_labels.py file, it lacks {missing}")
+                    raise ConfigError(f"{f}: not an advantage-labels file, it lacks {missing}")
                 totals["sessions"] += 1
                 totals["choices"] += int(data["choices"])
                 totals["rounds_played"] += int(data["rounds_played"])
@@ -138,9 +136,9 @@ def prepare(rows: dict[str, np.ndarray], d: np.ndarray) -> dict[str, Any]:
     """Tensors of the rows: observations, the legal index and validity, prior flags, each candidate's position in
     its legal row (``cpos``; 0 on padding), which candidates are real and not the heuristic's move (``train``), the
     heuristic's move's position (``ppos``), and the advantages."""
-    import torch
+    import torch  # optional dependency: torch
 
-    from rummy_env.models.policy import legal_index, prior_flags
+    from ..models.policy import legal_index, prior_flags  # optional dependency: torch
 
     index, valid = legal_index(rows["mask"])
     flags = prior_flags(index, valid, rows["prior"])
@@ -181,7 +179,7 @@ def logits_of(model: Any, data: dict[str, Any], rows: Any = slice(None)) -> Any:
 
 def regression_loss(model: Any, data: dict[str, Any], rows: Any, scale: float, huber: float) -> Any:
     """Mean Huber loss of (candidate logit - heuristic move's logit) against advantage / scale."""
-    import torch
+    import torch  # optional dependency: torch
 
     logits = logits_of(model, data, rows)
     z = logits.gather(1, data["cpos"][rows]) - logits.gather(1, data["ppos"][rows][:, None])
@@ -196,7 +194,7 @@ def greedy_gain(
     """Held-out figures of the greedy policy with each margin (points added to the heuristic's move): departure
     rate, share of departures not among the candidates (not evaluable, counted as 0 gain), mean gain per labelled
     decision with its 95 % interval clustered by session, and per seat and round."""
-    import torch
+    import torch  # optional dependency: torch
 
     with torch.no_grad():
         logits = logits_of(model, data)
@@ -213,7 +211,9 @@ def greedy_gain(
         hit = cand == choice[:, None]
         known = hit.any(1)
         gain = np.where(known, (d * hit).sum(1), 0.0)
-        mean, half = _clustered_ci(gain, sessions)
+        _, cluster = np.unique(sessions, return_inverse=True)  # rows clustered by session
+        ci = mean_ci(zip(np.bincount(cluster, weights=gain).tolist(), np.bincount(cluster).tolist(), strict=True))
+        mean, half = float(ci["mean"]), half_width(ci)
         out[f"{m:g}"] = {
             "departures": round(float(depart.mean()), 4),
             "unknown": round(float((depart & ~known).mean()), 4),
@@ -225,22 +225,12 @@ def greedy_gain(
     return out
 
 
-def _clustered_ci(x: np.ndarray, cluster: np.ndarray) -> tuple[float, float]:
-    """Mean of ``x`` and the half-width of its 95 % interval with rows clustered by ``cluster`` (sessions): the
-    package's one interval, ``rummy_env.evaluation.match.mean_ci``, over the clusters' (sum, count)."""
-    _, inv = np.unique(cluster, return_inverse=True)
-    sums = np.bincount(inv, weights=x)
-    counts = np.bincount(inv)
-    ci = mean_ci(zip(sums.tolist(), counts.tolist(), strict=True))
-    return float(ci["mean"]), half_width(ci)
-
-
 def drop_prior_input(model: Any) -> None:
     """Make the network one action-value function: the action scorer's input flag of the heuristic's move gets a
     zero weight that stays zero, and ``prior_weight`` is 0 and frozen while fitting (the margin is added at the end).
     Then logit(a) - logit(b) predicts the advantage of ``a`` over ``b`` whichever move the heuristic made, so the
     rare decisions where the heuristic takes an action learn from the common ones where it does not, and back."""
-    import torch
+    import torch  # optional dependency: torch
 
     col = model.action_mlp.in_features - getattr(model, "num_measures", 0) - 1  # the flag's input column
     with torch.no_grad():
@@ -255,15 +245,13 @@ def drop_prior_input(model: Any) -> None:
 def set_margin(base: str, out: str, margin: float) -> int:
     """``--set-margin``: the advantage-fit checkpoint ``base`` with its margin changed to ``margin`` points (its
     ``prior_weight`` moved by the difference / scale), saved as ``out``; the rest of the weights unchanged."""
-    import torch
-
-    from rummy_env.models.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
+    import torch  # optional dependency: torch
 
     try:
         ckpt = load_checkpoint(base)
         fit = ckpt.metadata.get("advantage_fit")
         if not isinstance(fit, dict) or "settings" not in fit:
-            raise ConfigError(f"--base {base!r} was not made by advantage_fit.py (no 'advantage_fit' entry)")
+            raise ConfigError(f"--base {base!r} was not made by advantage-fit (no 'advantage_fit' entry)")
     except (CheckpointError, ConfigError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -280,7 +268,7 @@ def set_margin(base: str, out: str, margin: float) -> int:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (module docstring); bad values raise ``ConfigError``."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m rummy_env.distill advantage-fit", description=__doc__.split("\n\n")[0])
     p.add_argument("--base", required=True, help="a card_prior checkpoint to start from")
     p.add_argument("--labels", nargs="+", help="folders of session_*.npz label files (not with --set-margin)")
     p.add_argument("--out", required=True, help="the checkpoint to write (X -> X.safetensors, X.json)")
@@ -304,7 +292,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="no fit: copy the advantage-fit checkpoint --base to --out with its margin changed to --margin")
     p.add_argument("--select", choices=("loss", "gain"), default="loss",
                    help="keep the epoch with the lowest held-out loss, or the highest held-out gain at --margin")
+    add_output_flags(p)
     args = p.parse_args(argv)
+    problem = output_checkpoint_problem(args.out, [("--base", args.base)], args.overwrite_shipped)
+    if problem:
+        raise ConfigError(f"--out {args.out!r} {problem}")
     for name in ("epochs", "batch", "val_every"):
         if getattr(args, name) < 1:
             raise ConfigError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
@@ -315,75 +307,62 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.threads < 1:
         raise ConfigError(f"--threads must be >= 1, got {args.threads}")
     if not args.set_margin and not args.labels:
-        raise ConfigError("--labels is required (folders of advantage_labels.py files), unless --set-margin")
+        raise ConfigError("--labels is required (folders of advantage-labels files), unless --set-margin")
     if args.margin not in args.margins:
         args.margins = sorted([*args.margins, args.margin])
     return args
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Fit, print the held-out figures per epoch, save the best epoch with its margin."""
-    args = cli_args(parse_args, argv)
-    if args is None:
-        return 2
-    import torch
+def _inputs(args: argparse.Namespace) -> tuple[Any, dict, dict, dict]:
+    """The base checkpoint and the training and held-out label rows (checked), the label totals."""
+    ckpt = load_card_prior(args.base)
+    train_rows, val_rows, totals = load_labels(args.labels, args.val_every)
+    if not train_rows or not val_rows:
+        raise ConfigError("need labelled sessions both for training and held out (see --val-every)")
+    for rows in (train_rows, val_rows):
+        check_labels(rows, int(ckpt.model.arch["obs_size"]), int(ckpt.model.arch["num_actions"]),
+                     int(ckpt.metadata["num_players"]))  # fmt: skip
+    return ckpt, train_rows, val_rows, totals
 
-    from rummy_env.models.checkpoints import CheckpointError, save_checkpoint
-    from rummy_env.registry import game
 
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
-    if args.set_margin:
-        return set_margin(args.base, args.out, args.margin)
-    try:
-        ckpt = load_card_prior(args.base)
-        meta = ckpt.metadata
-        train_rows, val_rows, totals = load_labels(args.labels, args.val_every)
-        if not train_rows or not val_rows:
-            raise ConfigError("need labelled sessions both for training and held out (see --val-every)")
-        for rows in (train_rows, val_rows):
-            check_labels(rows, int(ckpt.model.arch["obs_size"]), int(ckpt.model.arch["num_actions"]),
-                         int(meta["num_players"]))  # fmt: skip
-    except (CheckpointError, ConfigError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    g = game(meta["profile"])
-    scale = args.scale if args.scale is not None else (5.0 if g.lower_is_better else 2.0)
-    per_round = totals["choices"] / (totals["rounds_played"] * int(meta["num_players"]))
-    model = ckpt.model
-    if args.measures:
-        if "measure_names" not in totals:
-            print("error: --measures needs label files with measures (training/advantage_labels.py writes them)",
-                  file=sys.stderr)  # fmt: skip
-            return 2
-        from rummy_env.models.policy import build_policy
+SETTINGS = ("objective", "huber", "epochs", "lr", "batch", "margin", "val_every", "seed", "select", "prior_input",
+            "weight_decay", "measures")  # fmt: skip
 
-        arch = dict(model.arch, kind="card_prior_measures", prior_measures=list(totals["measure_names"]))
-        model = build_policy(arch).expand_from(model)
-        meta = dict(meta, architecture=arch)
-    else:
-        for rows in (train_rows, val_rows):
-            rows.pop("measures", None)
-    train = prepare(train_rows, advantages(train_rows, g.lower_is_better, args.objective))
-    val = prepare(val_rows, advantages(val_rows, g.lower_is_better, args.objective))
-    n = len(train["ppos"])
-    print(f"{totals['sessions']} sessions, {per_round:.1f} decisions with a choice per seat and round: {n} training "
-          f"rows, {len(val['ppos'])} held out; scale {scale:g} points per logit", flush=True)  # fmt: skip
-    model.eval()
-    base_fig = greedy_gain(model, val, args.margins, scale, per_round)
-    print(f"base: {base_fig[f'{args.margin:g}']}", flush=True)
+
+def _network(args: argparse.Namespace, ckpt: Any, rows: tuple[dict, dict], totals: dict) -> tuple[Any, dict]:
+    """The network to fit (``--measures``: widened to read the labels' measures) and its metadata; ``ConfigError``
+    when ``--measures`` has no measures to read."""
+    model, meta = ckpt.model, ckpt.metadata
+    if not args.measures:
+        for r in rows:
+            r.pop("measures", None)
+        return model, meta
+    if "measure_names" not in totals:
+        raise ConfigError("--measures needs label files with measures (python -m rummy_env.distill advantage-labels "
+                          "writes them)")  # fmt: skip
+    from ..models.policy import build_policy  # optional dependency: torch
+
+    arch = dict(model.arch, kind="card_prior_measures", prior_measures=list(totals["measure_names"]))
+    return build_policy(arch).expand_from(model), dict(meta, architecture=arch)
+
+
+def _fit(args: argparse.Namespace, model: Any, train: dict, val: dict, fig0: dict, scale: float,
+         per_round: float) -> tuple[int, list[dict[str, Any]]]:  # fmt: skip
+    """``--epochs`` passes of the regression; the model is left with the kept epoch's weights. The kept epoch and
+    the history (``fig0``: the base's held-out figures)."""
+    import torch  # optional dependency: torch
+
     if args.prior_input == "drop":
         drop_prior_input(model)
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr,
                             weight_decay=args.weight_decay)  # fmt: skip
     gen = torch.Generator().manual_seed(args.seed)
-    key = f"{args.margin:g}"
+    key, n = f"{args.margin:g}", len(train["ppos"])
     with torch.no_grad():
         base_loss = float(regression_loss(model, val, slice(None), scale, args.huber))
     best, best_epoch = copy.deepcopy(model.state_dict()), 0
-    best_score = -base_loss if args.select == "loss" else base_fig[key]["gain_per_decision"]
-    history = [{"epoch": 0, "held_out": base_fig}]
-    t0 = time.time()
+    best_score = -base_loss if args.select == "loss" else fig0[key]["gain_per_decision"]
+    history, t0 = [{"epoch": 0, "held_out": fig0}], time.time()
     for epoch in range(1, args.epochs + 1):
         model.train()
         perm = torch.randperm(n, generator=gen)
@@ -407,6 +386,39 @@ def main(argv: list[str] | None = None) -> int:
         if score > best_score:
             best, best_score, best_epoch = copy.deepcopy(model.state_dict()), score, epoch
     model.load_state_dict(best)
+    return best_epoch, history
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Fit, print the held-out figures per epoch, save the best epoch with its margin."""
+    args = cli_args(parse_args, argv)
+    if args is None:
+        return 2
+    import torch  # optional dependency: torch
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    if args.set_margin:
+        return set_margin(args.base, args.out, args.margin)
+    try:
+        ckpt, train_rows, val_rows, totals = _inputs(args)
+        model, meta = _network(args, ckpt, (train_rows, val_rows), totals)
+    except (CheckpointError, ConfigError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    g = game(meta["profile"])
+    scale = args.scale if args.scale is not None else (5.0 if g.lower_is_better else 2.0)
+    per_round = totals["choices"] / (totals["rounds_played"] * int(meta["num_players"]))
+    train = prepare(train_rows, advantages(train_rows, g.lower_is_better, args.objective))
+    val = prepare(val_rows, advantages(val_rows, g.lower_is_better, args.objective))
+    n = len(train["ppos"])
+    print(f"{totals['sessions']} sessions, {per_round:.1f} decisions with a choice per seat and round: {n} training "
+          f"rows, {len(val['ppos'])} held out; scale {scale:g} points per logit", flush=True)  # fmt: skip
+    model.eval()
+    base_fig = greedy_gain(model, val, args.margins, scale, per_round)
+    print(f"base: {base_fig[f'{args.margin:g}']}", flush=True)
+    t0 = time.time()
+    best_epoch, history = _fit(args, model, train, val, base_fig, scale, per_round)
     model.prior_weight.requires_grad_(True)
     with torch.no_grad():
         model.prior_weight += args.margin / scale
@@ -414,24 +426,13 @@ def main(argv: list[str] | None = None) -> int:
     final = greedy_gain(model, val, [0.0], scale, per_round)["0"]
     print(f"kept epoch {best_epoch} with margin {args.margin:g}: {final}", flush=True)
     fit_seconds = round(time.time() - t0, 1)
-    out_meta, head = fitted_metadata(meta, "advantage fit (training/advantage_fit.py)", fit_seconds, args.base, args.labels)
+    step = "advantage fit (python -m rummy_env.distill advantage-fit)"
+    out_meta, head = fitted_metadata(meta, step, fit_seconds, args.base, args.labels)
     out_meta["advantage_fit"] = {
-        **head,
-        **totals,
-        "training_rows": n,
-        "held_out_rows": int(len(val["ppos"])),
-        "settings": {k: getattr(args, k) for k in ("objective", "huber", "epochs", "lr", "batch", "margin",
-                                                    "val_every", "seed", "select", "prior_input", "weight_decay",
-                                                    "measures")} | {"scale": scale},  # fmt: skip
-        "kept_epoch": best_epoch,
-        "held_out": final,
-        "history": history,
-        "wall_seconds": fit_seconds,
-    }
+        **head, **totals, "training_rows": n, "held_out_rows": int(len(val["ppos"])),
+        "settings": {k: getattr(args, k) for k in SETTINGS} | {"scale": scale}, "kept_epoch": best_epoch,
+        "held_out": final, "history": history, "wall_seconds": fit_seconds,
+    }  # fmt: skip
     save_checkpoint(args.out, model, out_meta)
     print(f"saved {args.out}", flush=True)
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

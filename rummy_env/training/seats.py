@@ -1,9 +1,9 @@
-"""Per-seat transitions of ``training/ppo.py``'s rollouts: each recorded seat's own chain of decisions.
+"""Per-seat transitions of the rollouts of ``training/ppo.py``: each recorded seat's own chain of decisions.
 
 A rummy decision is followed by other seats' decisions before the same seat decides again, so a seat's transition
 runs from one of its decisions to its next one and collects exactly the rewards that seat receives in between.
 ``SeatChains`` keeps, for each table, the chain id of every recorded seat (one chain per seat and deal), the row of
-its last (open) transition and its return so far; it builds the rollout's rows (``ppo.RolloutBuffer.ROWS``).
+its last (open) transition and its return so far; it builds the rollout's rows (``rummy_env.training.rollout.RolloutBuffer.ROWS``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from common import round_score
+
+from ..evaluation.match import round_scores
 
 RECORDED = ("current", "teacher")  # roles whose decisions are training data
 
@@ -100,7 +101,7 @@ class SeatChains:
                     "chain": self.chain[e][seat],
                     "seat": seat,
                     "return": ret,
-                    "round_scores": [round_score(r, seat) for r in rounds if r],
+                    "round_scores": [float(round_scores(r)[seat]) for r in rounds if r],
                     "opponents": ",".join(r for s, r in enumerate(roles) if s != seat),
                 }
             )

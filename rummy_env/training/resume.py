@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..models.checkpoints import load_checkpoint, load_train_state
+
 
 @dataclass
 class RunState:
@@ -33,7 +35,7 @@ class RunState:
     bc_seconds: float = 0.0
     """wall seconds of the warm start (of this run, or of the run it resumes)"""
     bc_agreement: dict = dataclasses.field(default_factory=dict)
-    """the warm start's agreement with its teacher per decision kind (``warm_start.teacher_agreement``)"""
+    """the warm start's agreement with its teacher per decision kind (``rummy_env.training.warm_start.teacher_agreement``)"""
 
 
 def checkpoint_metadata(
@@ -72,8 +74,6 @@ def resume_run(cfg: Any, model: Any, optimizer: Any, arch: dict[str, Any], num_p
     """Load ``cfg.resume`` into ``model`` and ``optimizer``, its snapshots into ``pool`` (a ``SnapshotPool``); its
     counters. A checkpoint of another profile, table size or architecture is refused (``CheckpointError`` /
     ``ValueError``)."""
-    from rummy_env.models.checkpoints import load_checkpoint, load_train_state
-
     ckpt = load_checkpoint(cfg.resume, expect_profile=cfg.profile, expect_num_players=num_players)
     if ckpt.model.arch != arch:
         raise ValueError(f"--resume {cfg.resume}: architecture {ckpt.model.arch} differs from the config's {arch}")
@@ -99,7 +99,7 @@ def resume_run(cfg: Any, model: Any, optimizer: Any, arch: dict[str, Any], num_p
 
 def optimizer_tensors(optimizer: Any) -> dict[str, Any]:
     """Adam's state as flat tensors (for X.train.safetensors)."""
-    import torch
+    import torch  # optional dependency: torch
 
     out = {}
     for i, st in optimizer.state_dict()["state"].items():

@@ -1,4 +1,4 @@
-"""Offline distillation of ``search`` labels (``training/search_labels.py``) into a ``card_prior`` network (issue 16).
+"""``search-distill``: offline distillation of a teacher's labels (``search-labels``) into a ``card_prior`` network.
 
 A ``card_prior`` checkpoint (``--base``: a residual policy over the heuristic, its prior) is trained by
 cross-entropy towards the search's choice on every labelled decision -- the heuristic's move where the search kept
@@ -17,9 +17,9 @@ other training row with probability P (seeded), so that the network still sees t
 
 ``--measures`` trains a ``card_prior_measures`` network instead (the base's weights, its action scorer widened to
 read the heuristic's measures of each legal action, ``MeasuredPriorActorCritic.expand_from``): the label files must
-carry ``measures`` (``search_labels.py --measures``), all with the same ``measure_names``.
+carry ``measures`` (``search-labels --measures``), all with the same ``measure_names``.
 
-Label files are checked before training: each needs the arrays of ``search_labels.py``, rows that fit the base
+Label files are checked before training: each needs the arrays of ``search-labels``, rows that fit the base
 network (its observation size and action count) and legal ``label`` / ``prior`` actions; otherwise the exit code
 is 2 with one ``error:`` line.
 
@@ -29,19 +29,19 @@ share of the kept moves it keeps, its own departure rate, and the held-out cross
 at the end. The epoch with the lowest held-out cross-entropy is saved to ``--out`` (a checkpoint with the base's
 metadata and a ``distillation`` entry: the label folders, sizes, settings and held-out figures). ``--save-epochs``
 also saves each epoch's network, the margin added, as ``OUT_epochN`` (its ``kept_epoch`` is N): the points of a
-learning curve (``checkpoint_curve.py --x epoch``).
+learning curve (``checkpoint-curve --x epoch``). ``--out`` may not be ``--base`` (its input) nor lie in the
+shipped checkpoints' folder unless ``--overwrite-shipped``; every file is written atomically.
 
 Usage::
 
-    python training/search_distill.py --base runs/candidates/contract_gamerules_anchored \\
-        --labels /tmp/labels --out /tmp/distilled --epochs 20
+    python -m rummy_env.distill search-distill --base runs/candidates/contract_gamerules_anchored \\
+        --labels runs/labels/cg --out runs/candidates/distilled --epochs 20
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
-import re
 import sys
 import time
 from pathlib import Path
@@ -49,12 +49,12 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from .. import make as make_env
+from ..models.checkpoints import CheckpointError, save_checkpoint
+from ..training.config import ConfigError, cli_args
+from ..training.warm_start import action_kinds
+from .shards import add_output_flags, fitted_metadata, load_card_prior, output_checkpoint_problem, session_index
 
-from common import ConfigError, cli_args, fitted_metadata, load_card_prior  # noqa: E402
-from warm_start import action_kinds  # noqa: E402
-
-SESSION_FILE = re.compile(r"session_(\d+)\.npz$")
 LABEL_KEYS = ("obs", "mask", "prior", "label", "gain")
 
 
@@ -73,16 +73,16 @@ def load_labels(
     for folder in folders:
         files = sorted(Path(folder).glob("session_*.npz"))
         if not files:
-            raise ConfigError(f"no session_*.npz label files in {folder!r}: run training/search_labels.py first")
+            raise ConfigError(f"no session_*.npz label files in {folder!r}: run python -m rummy_env.distill search-labels first")
         for f in files:
-            i = int(SESSION_FILE.search(f.name).group(1))
+            i = session_index(f)
             with np.load(f, allow_pickle=False) as data:
                 missing = [k for k in LABEL_KEYS if k not in data.files]
                 if missing:
-                    raise ConfigError(f"{f}: not a search_labels.py file, it lacks {missing} (needs {list(LABEL_KEYS)})")
+                    raise ConfigError(f"{f}: not a search-labels file, it lacks {missing} (needs {list(LABEL_KEYS)})")
                 if measures:
                     if "measures" not in data.files:
-                        raise ConfigError(f"{f}: no measures; --measures needs labels of search_labels.py --measures")
+                        raise ConfigError(f"{f}: no measures; --measures needs labels of search-labels --measures")
                     these = tuple(str(x) for x in data["measure_names"])
                     if names is None:
                         names = these
@@ -141,9 +141,9 @@ def check_labels(rows: dict[str, np.ndarray], obs_size: int, num_actions: int) -
 def prepare(rows: dict[str, np.ndarray], min_gain: float) -> dict[str, Any]:
     """Tensors of the rows: observations, legal index, validity, prior flags, the label's and the prior's
     positions in the legal row."""
-    import torch
+    import torch  # optional dependency: torch
 
-    from rummy_env.models.policy import legal_index, prior_flags
+    from ..models.policy import legal_index, prior_flags  # optional dependency: torch
 
     label = rows["label"].copy()
     small = (label != rows["prior"]) & (rows["gain"] < min_gain)
@@ -175,7 +175,7 @@ def prepare(rows: dict[str, np.ndarray], min_gain: float) -> dict[str, Any]:
 def held_out(model: Any, data: dict[str, Any], kinds: list[str] | None = None) -> dict[str, Any]:
     """Held-out figures of ``model`` on prepared ``data`` (module docstring); per kind of the search's choice too
     when ``kinds`` is given."""
-    import torch
+    import torch  # optional dependency: torch
 
     with torch.no_grad():
         pi, _ = model.features(data["obs"])
@@ -212,7 +212,7 @@ def held_out(model: Any, data: dict[str, Any], kinds: list[str] | None = None) -
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (module docstring); bad values raise ``ConfigError``."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m rummy_env.distill search-distill", description=__doc__.split("\n\n")[0])
     p.add_argument("--base", required=True, help="a card_prior checkpoint to start from")
     p.add_argument("--labels", required=True, nargs="+", help="folders of session_*.npz label files")
     p.add_argument("--out", required=True, help="the checkpoint to write (X -> X.safetensors, X.json)")
@@ -233,7 +233,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="also save each epoch's network (margin added) as OUT_epochN, for a learning curve")
     p.add_argument("--other-share", type=float, default=0.0,
                    help="with --train-kinds: keep each other training row with this probability (0..1)")  # fmt: skip
+    add_output_flags(p)
     args = p.parse_args(argv)
+    problem = output_checkpoint_problem(args.out, [("--base", args.base)], args.overwrite_shipped)
+    if problem:
+        raise ConfigError(f"--out {args.out!r} {problem}")
     for name in ("epochs", "batch", "val_every"):
         if getattr(args, name) < 1:
             raise ConfigError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
@@ -244,49 +248,109 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Distil, print the held-out figures per epoch, save the best epoch."""
-    args = cli_args(parse_args, argv)
-    if args is None:
-        return 2
-    import torch
-
-    import rummy_env
-    from rummy_env.models.checkpoints import CheckpointError, save_checkpoint
-
-    torch.manual_seed(args.seed)
-    try:
-        ckpt = load_card_prior(args.base)
-        meta = ckpt.metadata
-        probe = rummy_env.make(meta["profile"], wrapped=False, num_players=meta["num_players"])
-        kinds = action_kinds(probe.layout)
-        keep = None
-        if args.train_kinds:
-            unknown = sorted(set(args.train_kinds) - set(kinds))
-            if unknown:
-                raise ConfigError(f"--train-kinds {unknown}: not action kinds of {meta['profile']!r}; the kinds are "
-                                  f"{sorted(set(kinds))}")  # fmt: skip
-            keep = np.isin(np.array(kinds), args.train_kinds)
-        train_rows, val_rows, sessions = load_labels(args.labels, args.val_every, args.measures, keep,
-                                                     args.other_share, args.seed)  # fmt: skip
-        for rows in (train_rows, val_rows):
-            if rows:
-                check_labels(rows, int(ckpt.model.arch["obs_size"]), int(ckpt.model.arch["num_actions"]))
-    except (CheckpointError, ConfigError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+def _inputs(args: argparse.Namespace) -> tuple[Any, list[str], dict, dict, int]:
+    """The base checkpoint, the action kinds of its table, the training and held-out label rows (checked) and the
+    sessions read; ``ConfigError`` / ``CheckpointError`` for what does not fit."""
+    ckpt = load_card_prior(args.base)
+    meta = ckpt.metadata
+    kinds = action_kinds(make_env(meta["profile"], wrapped=False, num_players=meta["num_players"]).layout)
+    keep = None
+    if args.train_kinds:
+        unknown = sorted(set(args.train_kinds) - set(kinds))
+        if unknown:
+            raise ConfigError(f"--train-kinds {unknown}: not action kinds of {meta['profile']!r}; the kinds are "
+                              f"{sorted(set(kinds))}")  # fmt: skip
+        keep = np.isin(np.array(kinds), args.train_kinds)
+    train_rows, val_rows, sessions = load_labels(args.labels, args.val_every, args.measures, keep,
+                                                 args.other_share, args.seed)  # fmt: skip
+    for rows in (train_rows, val_rows):
+        if rows:
+            check_labels(rows, int(ckpt.model.arch["obs_size"]), int(ckpt.model.arch["num_actions"]))
     if not train_rows or not val_rows:
-        print("error: need labelled sessions both for training and held out (see --val-every)", file=sys.stderr)
-        return 2
-    model = ckpt.model
+        raise ConfigError("need labelled sessions both for training and held out (see --val-every)")
+    return ckpt, kinds, train_rows, val_rows, sessions
+
+
+def _network(args: argparse.Namespace, ckpt: Any, train_rows: dict, val_rows: dict) -> tuple[Any, dict[str, Any]]:
+    """The network to train (the base's, or with ``--measures`` widened to read the measures) and its metadata."""
+    model, meta = ckpt.model, ckpt.metadata
     if args.measures:
-        from rummy_env.models.policy import build_policy
+        from ..models.policy import build_policy  # optional dependency: torch
 
         names = [str(x) for x in train_rows.pop("measure_names")]
         val_rows.pop("measure_names", None)
         arch = dict(model.arch, kind="card_prior_measures", prior_measures=names)
         model = build_policy(arch).expand_from(model)
         meta = dict(meta, architecture=arch)
+    return model, meta
+
+
+SETTINGS = ("epochs", "lr", "batch", "depart_weight", "min_gain", "val_every", "seed", "measures", "margin",
+            "train_kinds", "other_share")  # fmt: skip
+
+
+def _save(args: argparse.Namespace, path: str, model: Any, meta: dict[str, Any], state: dict[str, Any], epoch: int,
+          fit: dict[str, Any], by_kind: list[str] | None) -> dict[str, Any]:  # fmt: skip
+    """Save the network of ``state`` with the margin added, as the epoch ``epoch`` kept (``fit``: the sizes, the
+    validation rows, the history, the start time); its held-out figures."""
+    import torch  # optional dependency: torch
+
+    model.load_state_dict(state)
+    model.eval()
+    with torch.no_grad():
+        model.prior_weight += args.margin
+    final = held_out(model, fit["val"], by_kind)
+    fit_seconds = round(time.time() - fit["t0"], 1)
+    step = "distillation (python -m rummy_env.distill search-distill)"
+    out_meta, head = fitted_metadata(meta, step, fit_seconds, args.base, args.labels)
+    out_meta["distillation"] = {
+        **head,
+        "sessions": fit["sessions"],
+        "training_rows": fit["n"],
+        "held_out_rows": int(len(fit["val"]["pos"])),
+        "settings": {k: getattr(args, k) for k in SETTINGS},
+        "kept_epoch": epoch,
+        "held_out": final,
+        "history": list(fit["history"]),
+        "wall_seconds": fit_seconds,
+    }
+    save_checkpoint(path, model, out_meta)
+    return final
+
+
+def _epoch(args: argparse.Namespace, model: Any, opt: Any, train: dict[str, Any], weight: Any, gen: Any) -> None:
+    """One pass over the training rows: cross-entropy towards each row's label, departures weighted."""
+    import torch  # optional dependency: torch
+
+    model.train()
+    n = len(train["pos"])
+    perm = torch.randperm(n, generator=gen)
+    for s in range(0, n, args.batch):
+        b = perm[s : s + args.batch]
+        pi, _ = model.features(train["obs"][b])
+        meas = None if train["measures"] is None else train["measures"][b]
+        logits = model.legal_logits(pi, train["index"][b], train["valid"][b], train["flags"][b], meas)
+        logp = torch.log_softmax(logits, dim=-1).gather(1, train["pos"][b][:, None]).squeeze(1)
+        loss = -(weight[b] * logp).sum() / weight[b].sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Distil, print the held-out figures per epoch, save the best epoch."""
+    args = cli_args(parse_args, argv)
+    if args is None:
+        return 2
+    import torch  # optional dependency: torch
+
+    torch.manual_seed(args.seed)
+    try:
+        ckpt, kinds, train_rows, val_rows, sessions = _inputs(args)
+    except (CheckpointError, ConfigError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    model, meta = _network(args, ckpt, train_rows, val_rows)
     train, val = prepare(train_rows, args.min_gain), prepare(val_rows, args.min_gain)
     n = len(train["pos"])
     print(f"{sessions} sessions: {n} training rows ({int(train['depart'].sum())} departures), "
@@ -296,65 +360,21 @@ def main(argv: list[str] | None = None) -> int:
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
     gen = torch.Generator().manual_seed(args.seed)
     weight = torch.where(train["depart"], args.depart_weight, 1.0)
-    best, best_ce, history = copy.deepcopy(model.state_dict()), base_fig["cross_entropy"], [{"epoch": 0, **base_fig}]
-    best_epoch = 0
-    t0 = time.time()
-
-    def save(path: str, state: dict[str, Any], epoch: int, by_kind: list[str] | None) -> dict[str, Any]:
-        """Save the network of ``state`` with the margin added, as the epoch ``epoch`` kept; its held-out figures."""
-        model.load_state_dict(state)
-        model.eval()
-        with torch.no_grad():
-            model.prior_weight += args.margin
-        final = held_out(model, val, by_kind)
-        fit_seconds = round(time.time() - t0, 1)
-        out_meta, head = fitted_metadata(meta, "distillation (training/search_distill.py)", fit_seconds, args.base, args.labels)
-        out_meta["distillation"] = {
-            **head,
-            "sessions": sessions,
-            "training_rows": n,
-            "held_out_rows": int(len(val["pos"])),
-            "settings": {
-                k: getattr(args, k)
-                for k in ("epochs", "lr", "batch", "depart_weight", "min_gain", "val_every", "seed", "measures",
-                          "margin", "train_kinds", "other_share")  # fmt: skip
-            },
-            "kept_epoch": epoch,
-            "held_out": final,
-            "history": list(history),
-            "wall_seconds": fit_seconds,
-        }
-        save_checkpoint(path, model, out_meta)
-        return final
-
+    best, best_ce, best_epoch = copy.deepcopy(model.state_dict()), base_fig["cross_entropy"], 0
+    fit = {"val": val, "n": n, "sessions": sessions, "history": [{"epoch": 0, **base_fig}], "t0": time.time()}
     for epoch in range(1, args.epochs + 1):
-        model.train()
-        perm = torch.randperm(n, generator=gen)
-        for s in range(0, n, args.batch):
-            b = perm[s : s + args.batch]
-            pi, _ = model.features(train["obs"][b])
-            meas = None if train["measures"] is None else train["measures"][b]
-            logits = model.legal_logits(pi, train["index"][b], train["valid"][b], train["flags"][b], meas)
-            logp = torch.log_softmax(logits, dim=-1).gather(1, train["pos"][b][:, None]).squeeze(1)
-            loss = -(weight[b] * logp).sum() / weight[b].sum()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
+        _epoch(args, model, opt, train, weight, gen)
         model.eval()
         fig = held_out(model, val)
-        history.append({"epoch": epoch, **fig})
-        print(f"epoch {epoch} ({time.time() - t0:.0f} s): {fig}", flush=True)
+        fit["history"].append({"epoch": epoch, **fig})
+        print(f"epoch {epoch} ({time.time() - fit['t0']:.0f} s): {fig}", flush=True)
         state = copy.deepcopy(model.state_dict())
         if fig["cross_entropy"] < best_ce:
             best, best_ce, best_epoch = state, fig["cross_entropy"], epoch
         if args.save_epochs:  # this epoch's network too (a learning curve's point), then training goes on from it
-            save(f"{args.out}_epoch{epoch}", state, epoch, None)
+            _save(args, f"{args.out}_epoch{epoch}", model, meta, state, epoch, fit, None)
             model.load_state_dict(state)
-    final = save(args.out, best, best_epoch, kinds)
+    final = _save(args, args.out, model, meta, best, best_epoch, fit, kinds)
     print(f"kept epoch {best_epoch}: {final}", flush=True)
     print(f"saved {args.out}", flush=True)
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

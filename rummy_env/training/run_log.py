@@ -9,7 +9,7 @@ evaluates the final checkpoint.
 
 The progress bar follows the rule of every command (``rummy_env.evaluation.terminal.show_progress``): drawn only when
 stderr is a terminal, so a log file gets no redraws; its total is the steps the run will really take
-(``ppo.planned_steps``: whole rollouts), and it never counts past it.
+(``workers.planned_steps``: whole rollouts), and it never counts past it.
 """
 
 from __future__ import annotations
@@ -22,34 +22,22 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from common import (
-    bot_unavailable_reason,
-    env_kwargs,
-    evaluate_checkpoint,
-    format_match,
-    play_match,
-    run_name,
-    summarise_match,
-)
 
-from rummy_env.evaluation.terminal import show_progress, wrap
-from rummy_env.registry import game
+from ..evaluation.policy_eval import env_kwargs, evaluate_checkpoint, evaluate_policy, format_match
+from ..evaluation.terminal import show_progress, wrap
+from ..models.checkpoints import read_metadata
+from ..registry import game
+from .config import run_name
 
 
 def evaluate_model(model: Any, cfg: Any, opponents: list[str], sessions: int, seed: int) -> dict[str, Any]:
-    """The greedy policy at a rotating seat against each opponent bot; summaries keyed by opponent."""
-    from rummy_env.bots.checkpoint_bot import PolicyBot
+    """The greedy policy at a rotating seat against each opponent bot (``evaluate_policy``, in this process);
+    summaries keyed by opponent."""
+    from ..bots.checkpoint_bot import PolicyBot  # optional dependency: torch
 
     kwargs = env_kwargs(cfg.env_config, cfg.num_players)
-    out = {}
-    for opp in opponents:
-        reason = bot_unavailable_reason(cfg.profile, opp, kwargs)
-        if reason:
-            out[opp] = {"opponent": opp, "skipped": reason}
-            continue
-        records = play_match(lambda: PolicyBot(model, greedy=True), cfg.profile, opp, sessions, seed, kwargs)
-        out[opp] = summarise_match(cfg.profile, opp, records)
-    return out
+    return {opp: evaluate_policy(lambda: PolicyBot(model, greedy=True), cfg.profile, opp, sessions, seed, kwargs)
+            for opp in opponents}  # fmt: skip
 
 
 def final_evaluation(cfg: Any, checkpoint: Path) -> dict[str, Any]:
@@ -96,8 +84,6 @@ def _length_flags(env_config: dict[str, Any]) -> str:
 def _shipped_players(profile: str) -> int | None:
     """The player count of the shipped checkpoint named ``profile`` (None if it cannot be read)."""
     try:
-        from rummy_env.models.checkpoints import read_metadata
-
         return int(read_metadata(profile)["num_players"])
     except (ImportError, OSError, ValueError, KeyError, TypeError):
         return None
@@ -169,7 +155,7 @@ class RunLog:
     line per update), ``eval.jsonl`` (one line per evaluation), ``checkpoints/`` and ``pool/``; the progress bar."""
 
     def __init__(self, cfg: Any):
-        from torch.utils.tensorboard import SummaryWriter
+        from torch.utils.tensorboard import SummaryWriter  # optional dependency: torch, tensorboard
 
         self.cfg = cfg
         self.name = run_name(cfg.profile, "ppo", cfg.seed)
@@ -183,7 +169,7 @@ class RunLog:
         """The tqdm progress bar of the steps from ``global_step`` to ``total`` (the steps the run will take: whole
         rollouts), drawn on stderr when ``progress_bar`` is set and stderr is a terminal
         (``rummy_env.evaluation.terminal.show_progress``: a log file or a pipe gets no redraws)."""
-        from tqdm import tqdm
+        from tqdm import tqdm  # optional dependency: tqdm (the train extra)
 
         total = max(total, global_step)
         on = show_progress(quiet=not self.cfg.progress_bar)

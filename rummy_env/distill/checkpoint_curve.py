@@ -1,19 +1,20 @@
-"""The learning curve of a training run drawn from its saved checkpoints (issue 16 item 3): each checkpoint of
-``CHECKPOINTS`` (in training order: a warm start, ``pool/`` snapshots, the final file) is evaluated with
-``training/evaluate.py``'s matches against each of ``--opponents`` (the greedy network at one seat, seats rotated,
+"""``checkpoint-curve``: the learning curve of a training run drawn from its saved checkpoints. Each checkpoint of
+``CHECKPOINTS`` (in training order: a warm start, ``pool/`` snapshots, the final file) is evaluated with the
+matches of ``evaluate`` against each of ``--opponents`` (the greedy network at one seat, seats rotated,
 the other seats played by the opponent bot, ``--sessions`` sessions with ``--seed``), and the per-round difference
 network minus opponents is drawn with its 95 % band against the checkpoint's ``training_steps`` (PPO environment
 steps; a warm start has 0), or with ``--x epoch`` against the distillation epoch of each checkpoint
-(``search_distill.py --save-epochs`` saves one per epoch; the base of a distillation is epoch 0).
+(``search-distill --save-epochs`` saves one per epoch; the base of a distillation is epoch 0).
 
 Use it when a run's own ``eval.jsonl`` is missing or too small to draw a curve from. Each evaluation is kept in
 ``--work`` as ``eval_<weights hash>_<sessions>_<seed>.json`` and reused when it is there, so a stopped run resumes
-and the final checkpoint's figures can be the manifest's (the same matches as ``evaluate.py --manifest``);
-``--work/curve.json`` holds the points.
+and the final checkpoint's figures can be the manifest's (the same matches as ``evaluate --manifest``);
+``--work/curve.json`` holds the points. ``--work`` and ``--out`` may not lie in the shipped checkpoints' folder
+unless ``--overwrite-shipped``; every file is written atomically.
 
 Usage::
 
-    python training/checkpoint_curve.py runs/candidates/contract_prior \\
+    python -m rummy_env.distill checkpoint-curve runs/candidates/contract_prior \\
         runs/candidates/contract_prior_run/pool/snap_000690 checkpoints/contract \\
         --work runs/curve_contract --out runs/curve_contract/curve.png
 """
@@ -22,18 +23,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from common import ConfigError, cli_args  # noqa: E402
+from ..models.checkpoints import CheckpointError, read_metadata
+from ..training.config import ConfigError, cli_args
+from ..training.outputs import shipped_problem, write_json_atomic
+from .manifest import evaluate_against
+from .plots import differences, plot_curve
+from .shards import add_output_flags
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (module docstring); bad values raise ``ConfigError``."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m rummy_env.distill checkpoint-curve",
+                                description=__doc__.split("\n\n")[0])
     p.add_argument("checkpoints", nargs="+", help="checkpoints in training order (X, X.json or X.safetensors)")
     p.add_argument("--work", required=True, help="folder for the evaluations (reused when present)")
     p.add_argument("--opponents", nargs="+", default=["heuristic", "random"])
@@ -41,14 +45,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=2024)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--x", choices=("steps", "epoch"), default="steps",
-                   help="the x axis: PPO environment steps, or the distillation epoch (search_distill.py "
+                   help="the x axis: PPO environment steps, or the distillation epoch (search-distill "
                         "--save-epochs; a checkpoint without a distillation is epoch 0)")  # fmt: skip
     p.add_argument("--title", default=None, help="the figure's title (default: the profile and the last file)")
     p.add_argument("--out", required=True, help="the PNG to draw")
+    add_output_flags(p)
     args = p.parse_args(argv)
     if args.sessions < 1 or args.workers < 1 or args.seed < 0:
         raise ConfigError("--sessions and --workers must be >= 1, --seed >= 0")
-    from rummy_env.models.checkpoints import CheckpointError, read_metadata
+    for flag, path in (("--work", args.work), ("--out", args.out)):
+        problem = shipped_problem(path, args.overwrite_shipped)
+        if problem:
+            raise ConfigError(f"{flag} {path!r} {problem}")
 
     try:
         metas = [read_metadata(c) for c in args.checkpoints]
@@ -63,8 +71,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def points(args: argparse.Namespace) -> list[dict[str, Any]]:
     """Evaluate every checkpoint against every opponent not yet in ``--work``; the curve's figures."""
-    import evaluate
-
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     out = []
@@ -73,8 +79,8 @@ def points(args: argparse.Namespace) -> list[dict[str, Any]]:
         figures = json.loads(path.read_text()) if path.exists() else {}
         missing = [o for o in args.opponents if o not in figures]
         if missing:
-            figures.update(evaluate.evaluate(ckpt, missing, args.sessions, args.seed, args.workers, quiet=True))
-            path.write_text(json.dumps(figures, indent=1))
+            figures.update(evaluate_against(ckpt, missing, args.sessions, args.seed, args.workers, quiet=True))
+            write_json_atomic(path, figures)
         out.append(
             {
                 "checkpoint": str(ckpt),
@@ -84,7 +90,7 @@ def points(args: argparse.Namespace) -> list[dict[str, Any]]:
                 "evaluation": {o: figures[o] for o in args.opponents},
             }
         )
-    (work / "curve.json").write_text(json.dumps(out, indent=1))
+    write_json_atomic(work / "curve.json", out)
     return out
 
 
@@ -93,8 +99,6 @@ def main(argv: list[str] | None = None) -> int:
     args = cli_args(parse_args, argv)
     if args is None:
         return 2
-    from advantage_curve import differences, plot
-
     curve = points(args)
     x_key, unit = ("training_steps", "steps") if args.x == "steps" else ("epoch", "epoch")
     for p in curve:
@@ -103,10 +107,6 @@ def main(argv: list[str] | None = None) -> int:
     profile = args.metas[0]["profile"]
     title = args.title or f"{profile}: {Path(args.checkpoints[-1]).name} and the checkpoints before it"
     xlabel = "PPO environment steps (0: warm start)" if args.x == "steps" else "distillation epoch (0: its base)"
-    plot(curve, args.opponents, args.out, title, x_key=x_key, xlabel=xlabel)
+    plot_curve(curve, args.opponents, args.out, title, x_key=x_key, xlabel=xlabel)
     print(f"saved {args.out}", flush=True)
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,4 +1,5 @@
-"""Offline labels of the ``search`` bot on the heuristic's own games, in resumable shards (issue 16).
+"""``search-labels``: offline labels of the ``search`` bot (or of any teacher bot) on the heuristic's own games, in
+resumable shards.
 
 The ``heuristic`` plays every seat of ``--num-players``-player sessions of ``--profile``; at a decision with more
 than one legal action, with probability ``--label-prob``, the ``search`` bot of that seat (``--budget`` rollouts,
@@ -16,7 +17,7 @@ Each session ``i`` (seed ``session_seed(--seed, i)``) is written as ``OUT/sessio
 - ``seat``, ``round`` (N,) int16: who decided, in which round;
 - with ``--measures``: ``measures`` (N, L, F) float32, the heuristic's measures of every legal action
   (``HeuristicBot.action_measures``: rows in increasing action id, zero padding to the longest legal list L of the
-  session), and ``measure_names`` (F,) str, for a ``card_prior_measures`` network (``search_distill.py
+  session), and ``measure_names`` (F,) str, for a ``card_prior_measures`` network (``search-distill
   --measures``).
 
 ``--teacher BOT_ID`` labels with another bot instead of the search (one per seat, seeded ``seed * 37 + seat``, asked
@@ -24,7 +25,7 @@ at every decision of its seat so that a bot with memory sees the whole game): th
 is 0. With ``--play teacher`` the teacher's moves are played, so the labelled states are the teacher's own
 distribution (the states its imitator visits), and ``prior`` is still the heuristic's move there. For example
 ``--teacher heuristic:penalty_weight=0.4 --play teacher --label-prob 1`` records a styled heuristic
-(``rummy_env.bots.heuristic``) for ``training/search_distill.py`` to teach to a ``card_prior`` network over the
+(``rummy_env.bots.heuristic``) for ``search-distill`` to teach to a ``card_prior`` network over the
 plain heuristic.
 
 A session already on disk is skipped, so an interrupted run resumes where it stopped (``--max-minutes`` stops
@@ -34,21 +35,27 @@ depends on ``--seed``, ``--sessions``, ``--budget``, ``--label-prob``, ``--round
 
 Usage::
 
-    python training/search_labels.py --profile contract_gamerules --out /tmp/labels --sessions 200 --workers 2
+    python -m rummy_env.distill search-labels --profile contract_gamerules --out runs/labels/cg --sessions 200 \
+        --workers 2
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from common import ConfigError, check_table, cli_args, measure_arrays, run_shard_workers, write_sessions  # noqa: E402
+from .. import bots
+from .. import make as make_env
+from ..bots.heuristic import HeuristicBot
+from ..bots.search import SearchBot
+from ..bots.view import public_view
+from ..evaluation.match import session_seed
+from ..evaluation.tournament import env_config_from_args
+from ..training.config import ConfigError, check_table, cli_args
+from .shards import add_output_flags, label_folder_problem, measure_arrays, run_shard_workers, write_sessions
 
 
 def label_session(
@@ -65,14 +72,7 @@ def label_session(
     """Play one session of ``seed`` (``rounds``: only those rounds in the contract profiles, that many deals in
     continental) with the heuristic's moves (``play="teacher"``: the teacher's) and return its labels (module
     docstring's arrays): the search's choices, or ``teacher``'s moves when a teacher bot id is given."""
-    import rummy_env
-    from rummy_env import bots
-    from rummy_env.bots.heuristic import HeuristicBot
-    from rummy_env.bots.search import SearchBot
-    from rummy_env.bots.view import public_view
-    from rummy_env.evaluation.tournament import env_config_from_args
-
-    env = rummy_env.make(profile, num_players=num_players, **env_config_from_args(profile, rounds, None))
+    env = make_env(profile, num_players=num_players, **env_config_from_args(profile, rounds, None))
     env.reset(seed=seed)
     heur = [HeuristicBot(seed * 31 + s) for s in range(num_players)]
     search = [SearchBot(seed * 37 + s, budget=budget) for s in range(num_players)] if teacher is None else None
@@ -118,10 +118,9 @@ def label_session(
 
 
 def _worker(args: argparse.Namespace, worker: int, deadline: float) -> None:
-    import torch
+    import torch  # optional dependency: torch (a checkpoint teacher's network)
 
     torch.set_num_threads(1)
-    from rummy_env.evaluation.match import session_seed
 
     def make(i: int) -> dict[str, Any]:
         return label_session(
@@ -145,7 +144,7 @@ def _worker(args: argparse.Namespace, worker: int, deadline: float) -> None:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (module docstring); bad values raise ``ConfigError``."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m rummy_env.distill search-labels", description=__doc__.split("\n\n")[0])
     p.add_argument("--profile", default="contract_gamerules")
     p.add_argument("--num-players", type=int, default=4)
     p.add_argument("--out", required=True)
@@ -161,7 +160,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--teacher", default=None, help="a bot id whose moves are the labels (default: the search bot)")
     p.add_argument("--play", choices=("heuristic", "teacher"), default="heuristic", help="whose moves are played")
     p.add_argument("--measures", action="store_true", help="also store the heuristic's measures of each legal action")
+    add_output_flags(p)
     args = p.parse_args(argv)
+    problem = label_folder_problem(args.out, args.overwrite_shipped)
+    if problem:
+        raise ConfigError(f"--out {args.out!r} {problem}")
     if args.sessions < 1 or args.workers < 1:
         raise ConfigError(f"--sessions and --workers must be >= 1, got {args.sessions} and {args.workers}")
     if not 0.0 < args.label_prob <= 1.0:
@@ -172,8 +175,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.play == "teacher" and args.teacher is None:
         raise ConfigError("--play teacher needs --teacher BOT_ID")
     if args.teacher is not None:
-        from rummy_env import bots
-
         try:
             bots.load(args.teacher, seed=0)
         except ValueError as exc:
@@ -187,7 +188,3 @@ def main(argv: list[str] | None = None) -> int:
     if args is None:
         return 2
     return run_shard_workers(_worker, args)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,10 +1,10 @@
 """The warm start of ``training/ppo.py``: behaviour cloning of a teacher bot before PPO (``bc_decisions: N``).
 
 ``cfg.bc_teacher`` plays every seat of the warm-start tables for ``cfg.bc_decisions`` decisions, all of them
-recorded (with the network's values); each rollout is learned by ``update(..., imitate=True)`` (``ppo.ppo_update``
-with ``imitation_loss``: cross-entropy to the teacher's actions and value regression on the GAE returns of its play,
-``bc_epochs`` passes).
-It uses the same rollout machinery as PPO (``rollouts``: a ``ppo_workers.Rollouts`` built with ``teacher``), so the
+recorded (with the network's values); each rollout is learned by ``update(..., imitate=True)`` (the script's
+``ppo_update`` with its ``imitation_loss``: cross-entropy to the teacher's actions and value regression on the GAE
+returns of its play, ``bc_epochs`` passes).
+It uses the same rollout machinery as PPO (``rollouts``: a ``workers.Rollouts`` built with ``teacher``), so the
 teacher's tables live in the worker processes when ``num_workers >= 1``. TensorBoard: ``warm_start/*``.
 
 **Agreement per decision kind.** The mean probability of the teacher's action hides a policy that never takes the
@@ -86,17 +86,6 @@ def format_agreement(summary: dict[str, dict[str, float]]) -> str:
     return ", ".join(
         f"{kind} {v['agreement']:.0%} ({v['share_of_decisions']:.0%} of decisions)" for kind, v in summary.items()
     )
-
-
-def imitation_loss(logp: Any, value: Any, returns: Any, cfg: Any, stats: dict[str, list[float]]) -> Any:
-    """The behaviour-cloning loss of a minibatch (``logp``: of the teacher's actions; ``value`` regressed on
-    ``returns``); its figures appended to ``stats``."""
-    v_loss = 0.5 * ((value - returns) ** 2).mean()
-    loss = -logp.mean() + cfg.vf_coef * v_loss
-    stats["imitation_loss"].append(-logp.mean().item())
-    stats["value_loss"].append(v_loss.item())
-    stats["teacher_action_prob"].append(logp.exp().mean().item())
-    return loss
 
 
 def warm_start(

@@ -1,4 +1,4 @@
-"""Rollout advantages of every legal action on the heuristic's own games, in resumable shards (issue 16).
+"""``advantage-labels``: rollout advantages of every legal action on the heuristic's own games, in resumable shards.
 
 The ``heuristic`` plays every seat of ``--num-players``-player sessions of ``--profile``. At a decision with more
 than one legal action, with probability ``--label-prob``, each *candidate* action (every legal action, or the
@@ -9,7 +9,7 @@ the same heuristic copies (common random numbers), so the rollout of the heurist
 that was played, and the difference between two candidates is the effect of the decision alone in that deal.
 
 The labels use the hidden cards -- they are training targets, not a bot. A network fitted to them by regression
-(``training/advantage_fit.py``) sees only the deciding seat's observation; the expectation of a label given the
+(``advantage-fit``) sees only the deciding seat's observation; the expectation of a label given the
 observation is the action's value to that seat under the real distribution of hidden cards and heuristic play, so
 the network learns the *information-set* advantage of each action over the heuristic's, and the greedy policy on
 it is one step of policy improvement over the heuristic.
@@ -40,22 +40,33 @@ with (the session is replayed, its decisions and candidates checked against the 
 
 Usage::
 
-    python training/advantage_labels.py --profile contract --out /tmp/adv --sessions 200 --workers 2
+    python -m rummy_env.distill advantage-labels --profile contract --out runs/labels/adv --sessions 200 --workers 2
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from common import ConfigError, check_table, cli_args, measure_arrays, run_shard_workers, write_sessions  # noqa: E402
+from .. import make as make_env
+from ..bots.heuristic import HeuristicBot
+from ..evaluation.match import session_seed
+from ..evaluation.tournament import env_config_from_args
+from ..registry import game
+from ..training.config import ConfigError, check_table, cli_args
+from ..training.outputs import savez_atomic
+from .shards import (
+    add_output_flags,
+    label_folder_problem,
+    measure_arrays,
+    run_shard_workers,
+    session_index,
+    write_sessions,
+)
 
 ARRAYS = ("obs", "mask", "prior", "cand", "scores", "seat", "round", "step", "measures")
 
@@ -182,12 +193,7 @@ def label_session(
     the same for every candidate). ``horizon``: see ``play_out``. ``rollouts=False`` replays the session and
     picks the same decisions and candidates without rolling anything out (``scores`` all zero): what
     ``add_measures`` needs."""
-    import rummy_env
-    from rummy_env.bots.heuristic import HeuristicBot
-    from rummy_env.evaluation.tournament import env_config_from_args
-    from rummy_env.registry import game
-
-    env = rummy_env.make(profile, num_players=num_players, **env_config_from_args(profile, rounds, None))
+    env = make_env(profile, num_players=num_players, **env_config_from_args(profile, rounds, None))
     env.reset(seed=seed)
     raw = env.unwrapped
     g = game(profile)
@@ -260,15 +266,13 @@ def add_measures(path: Path, profile: str, num_players: int, seed: int, label_pr
         if new[k].shape != old[k].shape or not np.array_equal(new[k], old[k]):
             raise ConfigError(f"{path}: replaying seed {seed} does not give the file's {k!r}: other settings?")
     old.update(measures=new["measures"], measure_names=new["measure_names"], step=new["step"])
-    tmp = path.with_name(f".{path.stem}.tmp.npz")
-    np.savez_compressed(tmp, **old)
-    os.replace(tmp, path)
+    savez_atomic(path, **old)  # the file's own contents and what the replay added: rewriting it is the point
     return True
 
 
 def pack(rows: dict[str, list[Any]], num_players: int, max_candidates: int) -> dict[str, np.ndarray]:
     """The collected rows as the module docstring's arrays (``cand`` / ``scores`` padded to ``max_candidates``), but
-    the measures (``common.measure_arrays``)."""
+    the measures (``shards.measure_arrays``)."""
     n = len(rows["prior"])
     cand = np.full((n, max_candidates), -1, dtype=np.int64)
     scores = np.zeros((n, max_candidates, num_players), dtype=np.float32)
@@ -283,8 +287,6 @@ def pack(rows: dict[str, list[Any]], num_players: int, max_candidates: int) -> d
 
 
 def _worker(args: argparse.Namespace, worker: int, deadline: float) -> None:
-    from rummy_env.evaluation.match import session_seed
-
     def make(i: int) -> dict[str, np.ndarray]:
         return label_session(args.profile, args.num_players, session_seed(args.seed, i), args.label_prob,
                              args.max_candidates, args.rounds, args.coupling, args.horizon)  # fmt: skip
@@ -298,17 +300,13 @@ def _worker(args: argparse.Namespace, worker: int, deadline: float) -> None:
 
 def _add_measures_all(args: argparse.Namespace) -> int:
     """``--add-measures``: every ``session_*.npz`` of ``--out`` without measures gets them (``add_measures``)."""
-    import re
-
-    from rummy_env.evaluation.match import session_seed
-
     files = sorted(Path(args.out).glob("session_*.npz"))
     if not files:
         print(f"error: no session_*.npz files in {args.out!r}", file=sys.stderr)
         return 2
     done = 0
     for f in files:
-        i = int(re.search(r"session_(\d+)\.npz$", f.name).group(1))
+        i = session_index(f)
         try:
             done += add_measures(f, args.profile, args.num_players, session_seed(args.seed, i), args.label_prob,
                                  args.max_candidates, args.rounds)  # fmt: skip
@@ -322,7 +320,8 @@ def _add_measures_all(args: argparse.Namespace) -> int:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (module docstring); bad values raise ``ConfigError``."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m rummy_env.distill advantage-labels",
+                                description=__doc__.split("\n\n")[0])
     p.add_argument("--profile", default="contract")
     p.add_argument("--num-players", type=int, default=4)
     p.add_argument("--out", required=True)
@@ -342,7 +341,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--quiet", action="store_true", help="no line per session")
     p.add_argument("--add-measures", action="store_true",
                    help="no labelling: give the files in --out that lack measures their measures (replays each session)")
+    add_output_flags(p)
     args = p.parse_args(argv)
+    problem = label_folder_problem(args.out, args.overwrite_shipped)
+    if problem:
+        raise ConfigError(f"--out {args.out!r} {problem}")
     if args.sessions < 1 or args.workers < 1:
         raise ConfigError(f"--sessions and --workers must be >= 1, got {args.sessions} and {args.workers}")
     if args.seed < 0:
@@ -356,8 +359,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.max_minutes < 0:
         raise ConfigError(f"--max-minutes must be >= 0, got {args.max_minutes}")
     check_table(args.profile, args.num_players, args.rounds)
-    from rummy_env.registry import game
-
     if args.horizon and not game(args.profile).lower_is_better:
         raise ConfigError(
             f"--horizon: {args.profile!r} scores payments, not penalties in hand; its rollouts play to the end of the "
@@ -374,7 +375,3 @@ def main(argv: list[str] | None = None) -> int:
     if args.add_measures:
         return _add_measures_all(args)
     return run_shard_workers(_worker, args)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

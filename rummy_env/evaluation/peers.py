@@ -1,10 +1,12 @@
-"""Peer measurements for ``benchmarks/compare_gin.py``, run in the peers' virtual environment (setup_peers.sh).
+"""Peer measurements for ``rummy bench --compare`` (``peer_bench``), run in the peers' virtual environment
+(``benchmarks/setup_peers.sh``) as a script, by its path.
 
 This file imports only the standard library at the top, and each peer library inside its own measurement, so it
-runs in a Python that has none, some or all of them, and never imports ``rummy_env``:
+runs in a Python that has none, some or all of them, and never imports ``rummy_env``; the package imports only its
+loops (``aec_random_play``, ``session_play``), which the rows of ours share:
 
-    .venv-peers/bin/python benchmarks/peers.py probe
-    .venv-peers/bin/python benchmarks/peers.py measure pz_gin --seconds 5 --seed 0
+    .venv-peers/bin/python .../evaluation/peers.py probe
+    .venv-peers/bin/python .../evaluation/peers.py measure pz_gin --seconds 5 --seed 0
 
 ``probe`` prints one JSON object: for each peer, its version or why it is unavailable. ``measure`` prints one
 JSON object: decisions, sessions (hands), seconds, decisions/s, sessions/s (wall clock) and CPU seconds,
@@ -108,7 +110,7 @@ def session_play(seconds: float, new_session: Callable[[], Any], move: Callable[
 def aec_random_play(env: Any, seconds: float, seed: int) -> Loop:
     """Uniformly random legal play of a PettingZoo AEC ``env`` for ``seconds``, as a user's loop drives it:
     ``reset(seed=seed)`` once, ``reset()`` per session; ``last()``, the action mask, a random legal id, ``step``.
-    The one loop of every AEC row, ours (``compare_gin.py``) and PettingZoo's gin alike, so they measure the same."""
+    The one loop of every AEC row, ours (``peer_bench``) and PettingZoo's gin alike, so they measure the same."""
     import numpy as np
 
     rng = random.Random(seed)
@@ -201,7 +203,7 @@ LOOPS: dict[str, Callable[[float, int], Loop]] = {
 
 def measure(peer: str, seconds: float, seed: int = 0, warmup: float = 0.0) -> dict[str, Any]:
     """Random legal play of ``peer`` for ``seconds`` (after ``warmup`` seconds of untimed play): the record that
-    ``compare_gin.py`` reads. ``PeerUnavailable`` when the peer is not installed."""
+    ``peer_bench`` reads. ``PeerUnavailable`` when the peer is not installed."""
     if peer not in PEERS:
         raise ValueError(f"unknown peer {peer!r}; allowed: {sorted(PEERS)}")
     if not 0 < seconds < float("inf") or not 0 <= warmup < float("inf"):

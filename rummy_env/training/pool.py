@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from common import bot_unavailable_reason
 
-from rummy_env import bots as bot_registry
+from .. import bots as bot_registry
+from ..evaluation.policy_eval import bot_unavailable_reason
+from ..models.checkpoints import load_checkpoint, save_checkpoint
 
 ROLES = ("current", "past", "heuristic", "random")
 BOT_ROLES = ("heuristic", "random")  # the roles played by a bot (one object per table and seat)
@@ -63,7 +64,7 @@ class SeatRoles:
 
     def set_snapshots(self, snapshots: dict[str, dict[str, np.ndarray] | None]) -> None:
         """Add the frozen networks given with weights, keep those given as None, drop the others."""
-        from rummy_env.models.policy import build_policy
+        from ..models.policy import build_policy  # optional dependency: torch
 
         for name, state in snapshots.items():
             if state is not None:
@@ -116,8 +117,6 @@ class SnapshotPool:
     checkpoint of ``pool_checkpoints``, ``snap_<update>`` for the snapshots of this run (or of the resumed one)."""
 
     def __init__(self, cfg: Any, arch: dict[str, Any], num_players: int, folder: Path):
-        from rummy_env.models.checkpoints import load_checkpoint
-
         self.cfg, self.folder = cfg, folder
         self.states: dict[str, dict[str, np.ndarray]] = {}
         for path in cfg.pool_checkpoints:
@@ -134,8 +133,6 @@ class SnapshotPool:
 
     def load_snapshot(self, name: str, folder: Path) -> None:
         """Add the snapshot ``folder/name`` saved by an earlier run (``--resume``)."""
-        from rummy_env.models.checkpoints import load_checkpoint
-
         self.states[name] = load_checkpoint(folder / name, expect_profile=self.cfg.profile).model.numpy_state()
 
     def after_update(self, update: int, model: Any, metadata: Callable[[], dict[str, Any]]) -> None:
@@ -144,8 +141,6 @@ class SnapshotPool:
         cfg = self.cfg
         if not (cfg.snapshot_every and update % cfg.snapshot_every == 0 and cfg.pool_weights.get("past", 0) > 0):
             return
-        from rummy_env.models.checkpoints import save_checkpoint
-
         name = f"snap_{update:06d}"
         self.states[name] = model.numpy_state()
         save_checkpoint(self.folder / name, model, metadata())
