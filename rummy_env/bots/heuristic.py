@@ -112,7 +112,7 @@ class HeuristicBot:
     def fork(self) -> HeuristicBot:
         """A copy that plays on from the same point -- the same generator state and memory, so it makes the same
         moves this bot would -- and shares this bot's pure caches (hand measures, run planners): the continuation
-        of a rollout (``training/advantage_labels.py``). Each profile's policy forks itself (``policy.fork()``;
+        of a rollout (``python -m rummy_env.distill advantage-labels``). Each profile's policy forks itself (``policy.fork()``;
         a policy without one is deep-copied)."""
         new = copy.copy(self)
         new.rng = copy.deepcopy(self.rng)

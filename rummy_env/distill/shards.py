@@ -97,7 +97,7 @@ def fitted_metadata(
     meta: dict[str, Any], step: str, fit_seconds: float, base: str, labels: list[str]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The metadata of a network made from the checkpoint ``base`` (whose metadata is ``meta``) by an offline
-    ``step`` on the label folders ``labels`` (e.g. ``"distillation (training/search_distill.py)"``), taking
+    ``step`` on the label folders ``labels`` (e.g. ``"distillation (python -m rummy_env.distill search-distill)"``), taking
     ``fit_seconds``: the base's metadata without its PPO state, ``algorithm`` naming the base's and the step,
     ``wall_seconds`` the base's training and this fit; and the opening of the step's record (``base``,
     ``base_training_steps``, ``base_updates``, ``base_wall_seconds``, ``labels``)."""

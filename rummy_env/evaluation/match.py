@@ -1,7 +1,7 @@
 """The one match runner: planned sessions played by seeded bots, results that depend only on the plans.
 
 Tournaments (``rummy_env.evaluation.tournament``), ``rummy_env.evaluation.bots_eval`` and the training evaluations
-(``training/common.py``) all play their sessions here:
+(``rummy_env.evaluation.policy_eval``) all play their sessions here:
 
 * **Plans.** A ``SessionPlan`` says who sits at each seat (an entrant index per seat), the env's reset seed, each
   seat's bot seed and, with duplicate deals, the seed of every later round. ``plan_sessions`` makes a tournament's

@@ -3,7 +3,7 @@
 Shared by the evaluation modules and the command line (``rummy_env.cli.terminal`` re-exports it); it imports no
 module of ``rummy_env``.
 
-* Progress bars of the long commands (``rummy tournament``, ``rummy fuzz``, ``bots_eval``, ``training/evaluate.py``):
+* Progress bars of the long commands (``rummy tournament``, ``rummy fuzz``, ``bots_eval``, ``python -m rummy_env.distill evaluate``):
   one rule for all of them, a tqdm bar on stderr, shown only when stderr is a terminal (so pipes, logs and the
   tests get clean output) and not asked to be quiet (``--quiet``).
 * Tables within ``WIDTH`` (120) columns: ``abbreviate`` shortens a long name (a checkpoint path) and ``wrap``

@@ -480,7 +480,7 @@ class MeasuredPriorActorCritic(PriorCardActorCritic):
     action_measures``, the quantities the hand-written rules decide by, e.g. the hand's cost after a discard).
 
     The scorer then weighs the heuristic's own yardsticks against each other and against the observation, instead of
-    learning them from the raw cards: ``training/advantage_fit.py`` fits it to rollout advantages. It cannot act
+    learning them from the raw cards: ``python -m rummy_env.distill advantage-fit`` fits it to rollout advantages. It cannot act
     without the measures (``PriorError``); a checkpoint of it plays only with a prior bot that names the same
     measures."""
 
