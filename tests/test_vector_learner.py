@@ -128,3 +128,16 @@ def test_maskable_ppo_trains_on_the_sb3_adapter_without_an_illegal_action() -> N
     assert obs.shape == (4, raw.learner.obs_size) and len(infos) == 4
     for i in np.flatnonzero(dones):
         assert infos[i]["terminal_observation"].shape == obs[i].shape and infos[i]["session_over"]
+
+
+def test_learner_bench_measures_both_sides_in_one_run() -> None:
+    pytest.importorskip("stable_baselines3")
+    from rummy_env.vector import learner_bench
+
+    lines: list[str] = []
+    rows = learner_bench.run("contract", [2], ["random"], 0.2, show=lines.append)
+    (row,) = rows
+    assert row["adapter_per_s"] > 0 and row["subproc_per_s"] > 0
+    assert row["ratio"] == pytest.approx(row["adapter_per_s"] / row["subproc_per_s"], rel=0.01)
+    assert len(lines) == 1 and '"tables": 2' in lines[0]
+    assert "SubprocVecEnv/s" in learner_bench.table(rows)

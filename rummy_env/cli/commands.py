@@ -36,6 +36,7 @@ from ..registry import game
 from ..replay import record_game, replay, save_log, write_html
 from ..rules import PROFILES
 from ..testing.fuzz import fuzz
+from ..vector import learner_bench
 from .play import add_play_command
 from .terminal import progress_bar, wrap
 from .tournament import add_session_length_arguments, add_tournament_command
@@ -166,6 +167,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     (``_cmd_compare``). ``docs/guides/performance.md`` says what each key means."""
     if args.compare:
         return _cmd_compare(args)
+    if args.learner:
+        return _cmd_learner(args)
+    if args.opponents is not None:
+        raise ValueError("--opponents: only with --learner (the bots on the other seats of each table)")
     if isinstance(args.json, str):
         raise ValueError(f"--json {args.json!r}: a file name only with --compare (plain --json prints JSON lines)")
     compare_only = [f for f in COMPARE_FLAGS if getattr(args, f.strip("-").replace("-", "_")) not in (None, False)]
@@ -191,6 +196,23 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                 show(vec)
     if not args.json:
         print("\n".join(wrap(bench_legend(seconds, implementation()))))
+    return 0
+
+
+def _cmd_learner(args: argparse.Namespace) -> int:
+    """``rummy bench --learner N ...``: learner decisions/s of ``GymVectorEnv`` against SB3's ``SubprocVecEnv`` over
+    ``SingleAgentEnv`` with N tables each, random legal learner actions, pinned to one core
+    (``rummy_env.vector.learner_bench``)."""
+    profiles = args.profile or ["contract"]
+    if len(profiles) != 1 or args.engine_only or args.vector:
+        raise ValueError("--learner takes one --profile and neither --engine-only nor --vector")
+    seconds = 10.0 if args.seconds is None else args.seconds
+    core = learner_bench.pin_to_one_core()
+    rows = learner_bench.run(profiles[0], args.learner, args.opponents or ["random", "heuristic"], seconds,
+                             show=(lambda line: print(line, flush=True)) if args.json else (lambda line: None))  # fmt: skip
+    if not args.json:
+        print(learner_bench.table(rows))
+        print(f"pinned to core {core}; {seconds:g} s per measurement; ratio = adapter / SubprocVecEnv in this run")
     return 0
 
 
@@ -355,6 +377,11 @@ def main(argv: list[str] | None = None) -> int:
         help="also measure rummy_env.vector.VectorEnv with N tables: decisions/s, sessions/s, time shares, memory "
         "per table, ratio to the AEC env of the same run (with --compare: the tables of the VectorEnv rows, default 16)",
     )
+    p.add_argument("--learner", type=count(1), nargs="+", default=None, metavar="N",
+                   help="learner decisions/s of the batched Gymnasium adapter against SB3's SubprocVecEnv over "
+                        "SingleAgentEnv, N tables each, one core (needs the train extra)")  # fmt: skip
+    p.add_argument("--opponents", nargs="+", default=None, metavar="BOT",
+                   help="with --learner: the bots on the other seats (default: random, then heuristic)")  # fmt: skip
     g = p.add_argument_group("--compare: ours beside the peers' gin rummy (PettingZoo, RLCard, OpenSpiel), one core")
     g.add_argument("--compare", action="store_true",
                    help="measure our engine, AEC env and VectorEnv rows and the peers' gin rummy, alternating, and "

@@ -2,19 +2,18 @@
 ``SingleAgentEnv`` with the same number of tables, random legal learner actions, on one core.
 
 ```bash
-python -m rummy_env.vector.learner_bench --tables 1 8 32 --opponents random heuristic --seconds 10
+rummy bench --learner 1 8 32 --opponents random heuristic --seconds 10
 ```
 
 Both sides draw every learner action uniformly from the current mask (the adapter's ``infos["action_mask"]``;
 ``SubprocVecEnv``'s ``env_method("action_masks")``, the call ``MaskablePPO`` makes each step), so both pay for the
 masks a masked learner needs. The process (and the ``SubprocVecEnv`` workers it forks) is pinned to one core with
-``os.sched_setaffinity`` where the platform has it. Prints one JSON line per measurement and a table; ratios are
-taken within one run.
+``os.sched_setaffinity`` where the platform has it (``pin_to_one_core``). ``rummy bench --learner`` prints one JSON
+line per measurement and a table; ratios are taken within one run.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import time
@@ -79,8 +78,10 @@ def bench_subproc(profile: str, tables: int, opponent: str, seconds: float, seed
         venv.close()
 
 
-def run(profile: str, tables: Sequence[int], opponents: Sequence[str], seconds: float) -> list[dict[str, Any]]:
-    """One record per (opponent, tables): both rates and their ratio."""
+def run(
+    profile: str, tables: Sequence[int], opponents: Sequence[str], seconds: float, show: Callable[[str], Any] = print
+) -> list[dict[str, Any]]:
+    """One record per (opponent, tables): both rates and their ratio, each shown as a JSON line as it is measured."""
     rows = []
     for opponent in opponents:
         for n in tables:
@@ -88,33 +89,28 @@ def run(profile: str, tables: Sequence[int], opponents: Sequence[str], seconds: 
             subproc = bench_subproc(profile, n, opponent, seconds)
             row = {"profile": profile, "opponents": opponent, "tables": n, "adapter_per_s": round(adapter),
                    "subproc_per_s": round(subproc), "ratio": round(adapter / subproc, 2)}  # fmt: skip
-            print(json.dumps(row), flush=True)
+            show(json.dumps(row))
             rows.append(row)
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The command line (module docstring)."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--profile", default="contract", choices=sorted(SHORT))
-    p.add_argument("--tables", type=int, nargs="+", default=[1, 8, 32])
-    p.add_argument("--opponents", nargs="+", default=["random", "heuristic"])
-    p.add_argument("--seconds", type=float, default=10.0)
-    p.add_argument("--all-cores", action="store_true", help="do not pin the process to one core")
-    args = p.parse_args(argv)
-    if any(n < 1 for n in args.tables) or not 0 < args.seconds <= 3600:
-        p.error("--tables: positive integers; --seconds: more than 0, at most 3600")
-    if not args.all_cores and hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    import torch  # optional dependency: torch (SB3's); one thread, as in training
+def pin_to_one_core() -> int | None:
+    """Pin this process (and the workers it forks later) to its first allowed core; the core, or None where the
+    platform cannot."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    core = min(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {core})
+    return core
 
-    torch.set_num_threads(1)
-    rows = run(args.profile, args.tables, args.opponents, args.seconds)
-    print(f"\n{'opponents':<10} {'tables':>6} {'adapter/s':>10} {'SubprocVecEnv/s':>16} {'ratio':>6}")
+
+def table(rows: Sequence[dict[str, Any]]) -> str:
+    """The rows of ``run`` as a text table."""
+    lines = [f"{'opponents':<10} {'tables':>6} {'adapter/s':>10} {'SubprocVecEnv/s':>16} {'ratio':>6}"]
     for r in rows:
-        print(f"{r['opponents']:<10} {r['tables']:>6} {r['adapter_per_s']:>10} {r['subproc_per_s']:>16} {r['ratio']:>6}")
-    return 0
+        lines.append(f"{r['opponents']:<10} {r['tables']:>6} {r['adapter_per_s']:>10} {r['subproc_per_s']:>16} "
+                     f"{r['ratio']:>6}")  # fmt: skip
+    return "\n".join(lines)
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+__all__ = ["bench_adapter", "bench_subproc", "pin_to_one_core", "run", "table"]
