@@ -70,13 +70,33 @@ def shorten(value: Any, limit: int = 60) -> str:
     elif isinstance(value, int):
         text = repr(value) if value.bit_length() < 200 else f"<int of about {int(value.bit_length() * 0.30103)} digits>"
     elif isinstance(value, (list, tuple, dict, set, frozenset)):
-        if len(value) > 8 or _deeper_than(value, 3):
+        if _items_over(value, 32) or _deeper_than(value, 3):
             text = f"<{type(value).__name__} of {len(value)} items>"
         else:
             text = repr(value)
     else:
         text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _items_over(value: Any, budget: int) -> bool:
+    """Whether ``value`` holds more than ``budget`` items and strings' characters in all, counting nested containers
+    (stops as soon as it knows: a short repr is built only of a small value)."""
+    stack, seen = [value], 0
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (dict, list, tuple, set, frozenset)):
+            seen += len(v)
+            if seen > budget:
+                return True
+            stack.extend(v.items() if isinstance(v, dict) else v)
+        elif isinstance(v, str):
+            seen += len(v) // 8
+        elif isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 200:
+            return True
+        if seen > budget:
+            return True
+    return False
 
 
 def _deeper_than(value: Any, depth: int) -> bool:
