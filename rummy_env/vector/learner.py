@@ -52,64 +52,30 @@ from ..envs.base import ConcurrentUseError, NotResetError, agent_seat, busy_mess
 from ..envs.session import add_step_rewards
 from ..envs.wrappers import MAX_REDEALS
 from .env import VectorConfigError, VectorEnv, _check_seed, _encode_into
+from .table import TableEnv
 
 
-class _BotTable:
-    """Table ``i`` of a ``LearnerVectorEnv`` as the read-only env-like object bots read (``TableEnv``'s interface:
-    ``public_view``, ``action_mask``, ``observe``, ``agent_selection``), answered from the table's engine state."""
+class _BotTable(TableEnv):
+    """Table ``i`` of a ``LearnerVectorEnv`` as the read-only env-like object bots read (``TableEnv``: its
+    ``public_view``, ``observe``, ``results``, ``game_state`` read the shared tables), with the seat to move and
+    the mask taken from the table's engine state (the batched arrays hold the learners' decisions)."""
 
     def __init__(self, owner: LearnerVectorEnv, i: int):
-        self._owner = owner
-        self.index = i
-        vec = owner._vec
-        self.profile = vec.profile
-        self.possible_agents = [f"player_{p}" for p in range(vec.num_players)]
-        self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
-        self.num_actions = vec.num_actions
-        self.observer = vec.observer
-        self.layout = vec.layout
-        self.rules = vec.rules
-
-    @property
-    def unwrapped(self) -> _BotTable:
-        """The object itself (bots call ``env.unwrapped``)."""
-        return self
-
-    @property
-    def _state(self) -> Any:
-        return self._owner._states[self.index]
+        super().__init__(owner._vec, i)
+        self._states = owner._states
 
     @property
     def current_seat(self) -> int:
         """The seat to move at this table."""
-        return int(self._state.current_player)
-
-    @property
-    def agent_selection(self) -> str:
-        """The agent to move at this table (``player_<seat>``)."""
-        return self.possible_agents[self.current_seat]
-
-    def public_view(self, agent: str) -> Any:
-        """Everything ``agent`` may know at this table (``rummy_env.engine.view``)."""
-        return self._state.public_view(agent_seat(self, agent))
+        return int(self._states[self.index].current_player)
 
     def action_mask(self, agent: str) -> np.ndarray:
         """int8 mask of ``agent``'s legal actions (all zeros when it is not ``agent``'s decision)."""
         mask = np.zeros(self.num_actions, dtype=np.int8)
-        st = self._state
+        st = self._states[self.index]
         if agent_seat(self, agent) == st.current_player:
             mask[st.legal_actions()] = 1
         return mask
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """``{"observation": float32 vector from agent's seat, "action_mask": int8}``, as the AEC env's."""
-        row = np.zeros(self.observer.size, dtype=np.float32)
-        _encode_into(self.observer, self._state, agent_seat(self, agent), row)
-        return {"observation": row, "action_mask": self.action_mask(agent)}
-
-    def game_state(self) -> dict[str, Any]:
-        """The table's engine state as JSON (the scenario format)."""
-        return self._state.to_json()
 
 
 class LearnerVectorEnv:
@@ -198,6 +164,7 @@ class LearnerVectorEnv:
             raise ConcurrentUseError(busy_message("LearnerVectorEnv.reset()", "LearnerVectorEnv"))
         try:
             seed = _check_seed(seed, "seed")
+            self._vec._was_reset = True  # the bots read the shared tables while they are dealt
             if seed is None and not self._was_reset:
                 seed = self._seed
             for i in range(self.num_envs):
@@ -216,6 +183,7 @@ class LearnerVectorEnv:
         if not lock.acquire(False):
             raise ConcurrentUseError(busy_message("LearnerVectorEnv.reset()", "LearnerVectorEnv"))
         try:
+            self._vec._was_reset = True
             for i, s in enumerate(checked):
                 self._reset_table(i, s)
             self._after_reset()
