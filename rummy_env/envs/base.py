@@ -13,6 +13,9 @@ Conventions for stock RL clients (docs/guides/engine.md, "Conventions for RL cli
 * Every step's ``infos[agent]`` has the same keys (``INFO_KEYS``) with int / bool values; round and session results
   are ``env.unwrapped.results()``.
 * ``state()`` / ``state_space``: the full-information vector for centralised critics (``STATE_DOC``).
+* ``flat_observation=True`` (default False): ``observe`` returns the float32 vector alone (``observation_space`` is
+  its ``Box``) and every ``infos[agent]`` gains ``"action_mask"`` (int8, all zeros for an agent whose decision it is
+  not), where AgileRL's multi-agent algorithms and TorchRL's ``PettingZooWrapper`` look for it.
 """
 
 from __future__ import annotations
@@ -47,8 +50,11 @@ REWARD_MODES = REWARD_MODES_BY_SCORE["penalty"]
 ILLEGAL_MODES = ("raise", "terminate")
 #: the keys ``reset(options=...)`` understands
 RESET_OPTIONS = ("scenario",)
-#: the keys of every ``infos[agent]`` after every ``reset`` and ``step`` (int or bool values)
+#: the keys of every ``infos[agent]`` after every ``reset`` and ``step`` (int or bool values); with
+#: ``flat_observation=True`` also ``INFO_MASK_KEY``
 INFO_KEYS = ("round", "round_over", "turn_cap", "session_over", "illegal_move")
+#: the info key of the action mask under ``flat_observation=True`` (int8, zeros for an agent not to move)
+INFO_MASK_KEY = "action_mask"
 #: what ``env.state()`` holds, in order (docs/guides/engine.md, "Conventions for RL clients")
 STATE_DOC = (
     "hands (n, 53): every seat's hand, copies per card kind, absolute seat order; "
@@ -142,6 +148,7 @@ class RummyAECEnv(AECEnv):
         max_steps: int | None = None,
         illegal_reward: float = -1.0,
         max_cycles: int | None = None,
+        flat_observation: bool = False,
     ):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -156,6 +163,10 @@ class RummyAECEnv(AECEnv):
                 raise ValueError(f"max_cycles={max_cycles!r}; allowed: None or a positive integer")
             if max_steps is not None:
                 raise ValueError(f"max_cycles={max_cycles} and max_steps={max_steps}: give one of them")
+        if not isinstance(flat_observation, (bool, np.bool_)):
+            raise ValueError(f"flat_observation={flat_observation!r}; allowed: True or False")
+        #: True: ``observe`` returns the float32 vector alone and the mask is ``infos[agent]["action_mask"]``
+        self.flat_observation = bool(flat_observation)
         self.game = game(self.profile)
         self.rules = rules
         self.rounds = rounds
@@ -180,13 +191,9 @@ class RummyAECEnv(AECEnv):
         #: the view: ``rummy_env.encoding.fast``), or None for an observer without one
         self._encode_state: Any = getattr(self.observer, "encode_state", None)
         self.num_actions = self.layout.num_actions
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(
-                    low=self.observer.low, high=self.observer.high, shape=(self.observer.size,), dtype=np.float32
-                ),
-                "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8),
-            }
+        box = spaces.Box(low=self.observer.low, high=self.observer.high, shape=(self.observer.size,), dtype=np.float32)
+        obs_space: spaces.Space = box if self.flat_observation else spaces.Dict(
+            {"observation": box, "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8)}
         )
         copies = np.asarray(Shoe(rules.decks, rules.jokers).copies_list(), dtype=np.float32)
         self.state_space = spaces.Box(
@@ -295,7 +302,8 @@ class RummyAECEnv(AECEnv):
 
     # spaces -------------------------------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
-        """The observation space of ``agent``: ``{"observation": Box, "action_mask": Box(int8)}``."""
+        """The observation space of ``agent``: ``{"observation": Box, "action_mask": Box(int8)}`` (with
+        ``flat_observation=True``: the ``Box`` alone)."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Discrete:
@@ -375,8 +383,9 @@ class RummyAECEnv(AECEnv):
         if not self._was_reset:
             raise NotResetError(f"{what} before reset(): call env.reset(seed=...) first")
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """``{"observation": float32 vector from agent's seat, "action_mask": int8}`` (mask zero off turn).
+    def observe(self, agent: str) -> Any:
+        """``{"observation": float32 vector from agent's seat, "action_mask": int8}`` (mask zero off turn); with
+        ``flat_observation=True`` the float32 vector alone (the mask is then ``infos[agent]["action_mask"]``).
 
         Both arrays are new on every call (the caller may keep them); the legal actions behind the mask and the
         view are the engine's, listed once per decision."""
@@ -388,10 +397,14 @@ class RummyAECEnv(AECEnv):
         finally:
             lock.release()
 
-    def _observe(self, agent: str) -> dict[str, np.ndarray]:
+    def _observe(self, agent: str) -> Any:
         seat = self.agent_name_mapping.get(agent) if agent.__class__ is str else None
         if seat is None:
             seat = self._seat(agent)  # raises, naming the agents
+        if self.flat_observation:
+            if self._encode_state is not None:
+                return self._encode_state(self._state, seat)
+            return self.observer.encode(self._view(self._state, seat))
         mask = self._action_mask(agent)  # first: the view's legal actions then come from the engine's cache
         encode_state = self._encode_state
         if encode_state is not None:  # the built-in observers: straight from the state, as encode(view) writes it
@@ -536,6 +549,8 @@ class RummyAECEnv(AECEnv):
         for a in self.agents:
             self.infos[a] = self._blank_info()
             self.infos[a]["illegal_move"] = a == agent
+        if self.flat_observation:
+            self._mask_infos()
         self._accumulate_rewards()
 
     def _after_move(self, rounds_before: int) -> None:
@@ -557,6 +572,8 @@ class RummyAECEnv(AECEnv):
                 self._quiet = True
             # adding the zero rewards to the cumulative ones would change nothing (no value here is -0.0)
             self.agent_selection = self.possible_agents[st.current_player]
+            if self.flat_observation:
+                self._mask_infos()
             if self.render_mode == "human":
                 self.render()
             return
@@ -581,9 +598,20 @@ class RummyAECEnv(AECEnv):
             self.agent_selection = cur
         elif not hasattr(self, "agent_selection") or self.agent_selection not in self.agents:
             self.agent_selection = self.agents[0]
+        if self.flat_observation:
+            self._mask_infos()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _mask_infos(self) -> None:
+        """``flat_observation=True``: every agent's info gets its mask of this decision (``INFO_MASK_KEY``; zeros
+        but for the agent to move). The info dicts are new ones: a client may keep the dicts of an earlier step."""
+        infos = self.infos
+        for a in self.agents:
+            info = dict(infos[a])
+            info[INFO_MASK_KEY] = self._action_mask(a)
+            infos[a] = info
 
     # extras -------------------------------------------------------------------------------------------------
     def describe_action(self, action: int) -> str:

@@ -37,8 +37,9 @@ Default session (one deal per player):
 ## Arguments
 
 `continental_v0.env(num_players=4, render_mode=None, reward="payment", deals=None, illegal_action="terminate",
-max_steps=None, max_cycles=None, illegal_reward=-1.0, **rule_overrides)` (`raw_env` the same with
-`illegal_action="raise"`); `deals=1` plays one deal (default: one per player).
+max_steps=None, max_cycles=None, illegal_reward=-1.0, flat_observation=False, **rule_overrides)` (`raw_env` the
+same with `illegal_action="raise"`); `deals=1` plays one deal (default: one per player); `flat_observation=True`:
+the observation is the `Box` alone and the mask `infos[agent]["action_mask"]`, as `contract_v0`.
 
 ## Conventions for RL clients
 
@@ -88,6 +89,7 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
         max_cycles: int | None = None,
         illegal_reward: float = -1.0,
         deals: int | None = None,
+        flat_observation: bool = False,
         **rule_overrides: Any,
     ):
         super().__init__(
@@ -99,6 +101,7 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
             max_steps=max_steps,
             illegal_reward=illegal_reward,
             max_cycles=max_cycles,
+            flat_observation=flat_observation,
         )
 
     def table_text(self, view: Any, winners: list[int] | None = None) -> str:

@@ -9,7 +9,7 @@ env = contract_v0.env(render_mode="ansi")
 |---|---|
 | Agents | `player_0` .. `player_3` |
 | Actions | `Discrete(3089)`, the same in every round (named ranges below) |
-| Observations | `{"observation": Box, "action_mask": Box(int8)}`, bounded, sizes in "Spaces" |
+| Observations | `{"observation": Box, "action_mask": Box(int8)}`, bounded, sizes in "Spaces" (`flat_observation=True`: the `Box` alone, the mask in `infos[agent]["action_mask"]`) |
 | Rules | document 000, spec A.1/A.2 (`docs/rules/contract.md`), frozen `ContractRules` |
 
 One `step` is one atomic decision: draw, buy or pass, each meld of an opening, each lay-off, a joker swap, the
@@ -59,9 +59,12 @@ of offsets. Never depends on an opponent's hidden cards or the stock order.
 ## Arguments
 
 `contract_v0.env(render_mode=None, reward="penalty", rounds=None, illegal_action="terminate", max_steps=None,
-max_cycles=None, illegal_reward=-1.0, **rule_overrides)` (`raw_env` the same with `illegal_action="raise"`):
-`rounds=(1,)` plays a subset of rounds; `max_steps` (decisions) or `max_cycles` (x num_players decisions)
-truncates; rule overrides are fields of `ContractRules` (e.g. `turn_cap=200`, `forbid_rediscard=False`).
+max_cycles=None, illegal_reward=-1.0, flat_observation=False, **rule_overrides)` (`raw_env` the same with
+`illegal_action="raise"`): `rounds=(1,)` plays a subset of rounds; `max_steps` (decisions) or `max_cycles`
+(x num_players decisions) truncates; `flat_observation=True` makes `observe` return the float32 vector alone
+(`observation_space` its `Box`) and adds `"action_mask"` (int8, all zeros for an agent whose decision it is not)
+to every `infos[agent]`, where AgileRL's multi-agent algorithms look for it; rule overrides are fields of
+`ContractRules` (e.g. `turn_cap=200`, `forbid_rediscard=False`).
 `reset(seed=..., options={"scenario": {...}})` starts from a JSON state (docs/guides/engine.md "JSON state").
 
 ## Conventions for RL clients
@@ -114,6 +117,7 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
         max_steps: int | None = None,
         max_cycles: int | None = None,
         illegal_reward: float = -1.0,
+        flat_observation: bool = False,
         **rule_overrides: Any,
     ):
         super().__init__(
@@ -125,6 +129,7 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming
             max_steps=max_steps,
             illegal_reward=illegal_reward,
             max_cycles=max_cycles,
+            flat_observation=flat_observation,
         )
 
     def table_text(self, view: Any, winners: list[int] | None = None) -> str:

@@ -53,7 +53,7 @@ import rummy_env
 
 from .. import bots as bot_registry
 from ..engine import ScenarioError
-from .base import ConcurrentUseError, as_action, busy_message
+from .base import ConcurrentUseError, EnvArgumentError, as_action, busy_message
 
 #: the keys of every info ``reset`` and ``step`` return
 INFO_KEYS = (
@@ -88,6 +88,11 @@ class SingleAgentEnv(gym.Env):
         **env_config: Any,
     ):
         super().__init__()
+        if "flat_observation" in env_config:
+            raise EnvArgumentError(
+                "flat_observation: SingleAgentEnv's observation is already the learner's float32 vector (the mask is "
+                "action_masks() and info['action_mask']); the keyword is for the AEC env and gymnasium.make_vec"
+            )
         self.profile = profile
         self.env_config = dict(env_config)
         self.aec = rummy_env.make(profile, wrapped=False, render_mode=render_mode, **env_config)

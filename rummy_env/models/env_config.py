@@ -19,7 +19,7 @@ from ..registry import game
 
 #: the ``rummy_env.make`` arguments an ``env_config`` may give besides the fields of the profile's rules object
 ENV_ARGS = ("num_players", "render_mode", "reward", "rounds", "deals", "illegal_action", "max_steps", "max_cycles",
-            "illegal_reward")  # fmt: skip
+            "illegal_reward", "flat_observation")  # fmt: skip
 #: the most keys of an ``env_config``, and the most entries of its session length (``rounds``)
 MAX_ENV_CONFIG_KEYS = 64
 MAX_ENV_ROUNDS = 64

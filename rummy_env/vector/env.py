@@ -33,7 +33,7 @@ from .sampling import EmptyMaskError
 from .table import TableEnv
 
 #: AEC-env arguments that have no meaning for a batched env (no rendering, no truncation, illegal actions raise)
-AEC_ONLY_KEYS = ("render_mode", "illegal_action", "max_steps", "max_cycles", "illegal_reward")
+AEC_ONLY_KEYS = ("render_mode", "illegal_action", "max_steps", "max_cycles", "illegal_reward", "flat_observation")
 
 
 class VectorConfigError(ValueError):
