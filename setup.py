@@ -6,9 +6,10 @@ package as ``rummy_env/_shipped/`` so that an installed wheel loads them by name
 ``rummy_env.models.checkpoints.resolve_checkpoint``). An editable install reads ``checkpoints/`` in place.
 
 The hot pure-Python modules are compiled, from the same source files, into extension modules under
-``rummy_env._compiled`` (``rummy_env/core/_impl.py`` selects between the two at run time, ``RUMMY_ENV_IMPL``). The build
-is optional: without Cython or a working C compiler, or with ``RUMMY_ENV_NO_COMPILE=1``, the package installs and
-runs in pure Python (a warning is printed, the install does not fail).
+``rummy_env._compiled`` (``rummy_env/core/_impl.py`` selects between the two once per process, at import,
+``RUMMY_ENV_IMPL``). The build is optional: without Cython or a working C compiler, or with
+``RUMMY_ENV_NO_COMPILE=1``, the package installs and runs in pure Python (a warning is printed, the install does not
+fail).
 """
 
 from __future__ import annotations

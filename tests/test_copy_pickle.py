@@ -2,7 +2,8 @@
 
 Users clone envs for look-ahead search and ship them to worker processes (OpenSpiel states clone and pickle;
 Gymnasium envs deep-copy). For every profile, under both implementations of the hot functions (the pure-Python
-reference and the compiled twins, switched in this process by ``rummy_env.core._impl.use``), the AEC env (raw and
+reference and the compiled twins: the one this process selected, ``RUMMY_ENV_IMPL``, and the other one in a child
+pytest that runs this module again, ``test_the_same_under_the_other_implementation``), the AEC env (raw and
 wrapped), ``SingleAgentEnv`` and ``VectorEnv`` are copied at random mid-game positions; the original and the copy
 are then driven with the same actions through session ends and unseeded resets (the seed streams), and every
 observation, mask, reward, flag, info and JSON state (generator included) must agree. A copy is independent: moving
@@ -12,24 +13,22 @@ it leaves the original as it was.
 from __future__ import annotations
 
 import copy
-import os
 import pickle
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
+from test_compiled import rerun_under_the_other_implementation
 
 import rummy_env
-from rummy_env.core import _impl
 from rummy_env.engine import load_state, new_state
 from rummy_env.envs.wrappers import SingleAgentEnv
 from rummy_env.registry import GAMES
 from rummy_env.vector import VectorEnv
 
 PROFILES = sorted(GAMES)
-IN_CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 
 def _pickled(obj: Any) -> Any:
@@ -39,20 +38,8 @@ def _pickled(obj: Any) -> Any:
 COPIES: dict[str, Callable[[Any], Any]] = {"deepcopy": copy.deepcopy, "pickle": _pickled}
 
 
-@pytest.fixture(params=["python", "compiled"])
-def impl(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Each implementation in turn (the compiled one when built: else skipped, failed under CI as in
-    ``tests/test_compiled.py``); the implementation in use is restored after."""
-    name = request.param
-    if name == "compiled" and not _impl.compiled_available():
-        message = f"the compiled twins are not built; {_impl.BUILD_HINT}"
-        if IN_CI:
-            pytest.fail(f"CI must test both implementations: {message}")
-        pytest.skip(message)
-    before = _impl.implementation()
-    _impl.use(name)
-    yield name
-    _impl.use(before)
+def test_the_same_under_the_other_implementation() -> None:
+    rerun_under_the_other_implementation("test_copy_pickle.py")
 
 
 def _same(a: Any, b: Any, where: str) -> None:
@@ -98,7 +85,7 @@ def _aec_lockstep(a: Any, b: Any | None, rng: random.Random, steps: int) -> None
 @pytest.mark.parametrize("how", sorted(COPIES))
 @pytest.mark.parametrize("wrapped", [False, True], ids=["raw", "wrapped"])
 @pytest.mark.parametrize("profile", PROFILES)
-def test_aec_env_copies_play_on_identically(impl: str, profile: str, wrapped: bool, how: str) -> None:
+def test_aec_env_copies_play_on_identically(profile: str, wrapped: bool, how: str) -> None:
     rng = random.Random(f"{profile}-{wrapped}-{how}")
     for position in range(2):
         env = rummy_env.make(profile, wrapped=wrapped, rounds=1, turn_cap=30)
@@ -135,7 +122,7 @@ def _single_lockstep(a: SingleAgentEnv, b: SingleAgentEnv | None, rng: random.Ra
 
 @pytest.mark.parametrize("how", sorted(COPIES))
 @pytest.mark.parametrize("profile", PROFILES)
-def test_single_agent_env_copies_play_on_identically(impl: str, profile: str, how: str) -> None:
+def test_single_agent_env_copies_play_on_identically(profile: str, how: str) -> None:
     rng = random.Random(f"{profile}-{how}")
     n = game_players(profile)
     opponents = ["heuristic"] + ["random"] * (n - 2)
@@ -169,7 +156,7 @@ def _vector_lockstep(a: VectorEnv, b: VectorEnv | None, rng: np.random.Generator
 
 @pytest.mark.parametrize("how", sorted(COPIES))
 @pytest.mark.parametrize("profile", PROFILES)
-def test_vector_env_copies_play_on_identically(impl: str, profile: str, how: str) -> None:
+def test_vector_env_copies_play_on_identically(profile: str, how: str) -> None:
     rng = np.random.default_rng(len(profile) + len(how))
     vec = VectorEnv(profile, 3, seed=int(rng.integers(1000)), rounds=1, turn_cap=30)
     vec.reset()
@@ -192,7 +179,7 @@ def test_vector_env_copies_play_on_identically(impl: str, profile: str, how: str
 # the engine states ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("how", sorted(COPIES))
 @pytest.mark.parametrize("profile", PROFILES)
-def test_engine_state_copies_are_identical_and_share_the_action_table(impl: str, profile: str, how: str) -> None:
+def test_engine_state_copies_are_identical_and_share_the_action_table(profile: str, how: str) -> None:
     rng = random.Random(profile)
     st = new_state(profile, seed=7)
     for _ in range(rng.randrange(50, 200)):

@@ -2,21 +2,22 @@
 ``rummy_env._compiled.fast_observation``) against the reference ``observer.encode(state.public_view(seat))``.
 
 The fast path writes a seat's observation straight from the engine state, without building the view; it must give
-the same float32 vector, bit for bit, at every decision point and for every seat, under both implementations
-(``RUMMY_ENV_IMPL`` python and compiled, switched in this process by ``rummy_env.core._impl.use``), through the
-observer, the AEC env's ``observe`` and ``VectorEnv``'s arrays; and, like the view, it must not change when the
-cards the seat cannot see are redealt. The slow differential of ``tests/test_compiled.py`` compares it too.
+the same float32 vector, bit for bit, at every decision point and for every seat, under both implementations,
+through the observer, the AEC env's ``observe`` and ``VectorEnv``'s arrays; and, like the view, it must not change
+when the cards the seat cannot see are redealt. The tests run under the implementation this process selected
+(``RUMMY_ENV_IMPL``, chosen once at import), and the whole module runs again in a child pytest under the other one
+(``test_the_same_under_the_other_implementation``). The differentials of ``tests/test_compiled.py`` compare it too.
 """
 
 from __future__ import annotations
 
-import os
+import copy
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
+from test_compiled import rerun_under_the_other_implementation
 
 import rummy_env
 from rummy_env.core import _impl
@@ -40,23 +41,12 @@ CASES = [
     ("continental", 5, {}),
 ]
 IDS = [f"{p}-{n}p" + ("-" + "-".join(o) if o else "") for p, n, o in CASES]
-IMPLS = ["python", "compiled"]
-IN_CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+#: the implementation this process runs (``RUMMY_ENV_IMPL``); the other one runs this module in a child pytest
+IMPL = _impl.implementation()
 
 
-@pytest.fixture(params=IMPLS)
-def impl(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Each implementation in turn (compiled: skipped when the twins are not built, failed under CI as in
-    ``tests/test_compiled.py``); the implementation in use is restored after."""
-    if request.param == "compiled" and not _impl.compiled_available():
-        message = f"the compiled twins are not built; {_impl.BUILD_HINT}"
-        if IN_CI:
-            pytest.fail(f"CI must test both implementations: {message}")
-        pytest.skip(message)
-    before = _impl.implementation()
-    _impl.use(request.param)
-    yield request.param
-    _impl.use(before)
+def test_the_same_under_the_other_implementation() -> None:
+    rerun_under_the_other_implementation("test_fast_observation.py")
 
 
 def _rules(profile: str, n: int, overrides: dict[str, Any]) -> Any:
@@ -98,14 +88,14 @@ def differential(profile: str, n: int, overrides: dict[str, Any], seeds: range, 
 
 
 @pytest.mark.parametrize(("profile", "n", "overrides"), CASES, ids=IDS)
-def test_fast_path_equals_the_reference(profile: str, n: int, overrides: dict[str, Any], impl: str) -> None:
+def test_fast_path_equals_the_reference(profile: str, n: int, overrides: dict[str, Any]) -> None:
     assert fast.encode_contract_state.__module__ == (
-        "rummy_env._compiled.fast_observation" if impl == "compiled" else "rummy_env.encoding.fast"
+        "rummy_env._compiled.fast_observation" if IMPL == "compiled" else "rummy_env.encoding.fast"
     )
     assert differential(profile, n, overrides, range(3), 150) > 1000
 
 
-def test_the_comparison_catches_an_altered_fast_path(impl: str) -> None:
+def test_the_comparison_catches_an_altered_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """A fast path that leaves one entry out (the discard top) must be caught."""
     real = fast.encode_contract_state
 
@@ -114,16 +104,13 @@ def test_the_comparison_catches_an_altered_fast_path(impl: str) -> None:
         if st.discard:
             arr[obs.pieces.offsets["discard_top"] + st.discard[-1]] = 0.0
 
-    fast.encode_contract_state = altered
-    try:
-        with pytest.raises(AssertionError, match="differ"):
-            differential("contract", 4, {}, range(1), 50)
-    finally:
-        fast.encode_contract_state = real
+    monkeypatch.setattr(fast, "encode_contract_state", altered)  # the observer looks it up on each call
+    with pytest.raises(AssertionError, match="differ"):
+        differential("contract", 4, {}, range(1), 50)
 
 
 @pytest.mark.parametrize("profile", ["contract", "contract_gamerules", "continental"])
-def test_unchanged_when_hidden_cards_are_redealt(profile: str, impl: str) -> None:
+def test_unchanged_when_hidden_cards_are_redealt(profile: str) -> None:
     """What a seat sees may not depend on opponents' hands or the stock order: redealing every card the seat
     cannot see (``state.resample_hidden``) leaves its fast-path observation as it was."""
     g = game(profile)
@@ -146,7 +133,7 @@ def test_unchanged_when_hidden_cards_are_redealt(profile: str, impl: str) -> Non
 
 
 @pytest.mark.parametrize("profile", ["contract", "contract_gamerules", "continental"])
-def test_aec_and_vector_envs_write_the_reference_observation(profile: str, impl: str) -> None:
+def test_aec_and_vector_envs_write_the_reference_observation(profile: str) -> None:
     """``observe(agent)["observation"]`` of the AEC env and every row of ``VectorEnv.obs`` (the mask rows too)
     are the reference encoding of the seat to move."""
     env = rummy_env.make(profile, wrapped=False)
@@ -175,34 +162,25 @@ def test_aec_and_vector_envs_write_the_reference_observation(profile: str, impl:
         obs, mask, seat, _rewards, _done = vec.step(actions)
 
 
-def test_vector_env_views_follow_a_switch_of_implementation() -> None:
+def test_vector_env_writes_through_views_of_the_selected_implementation() -> None:
     """``VectorEnv`` writes through row views made by the selected implementation of ``encoding.fast``
-    (``float_view`` / ``byte_view``); after ``_impl.use`` selects the other one, the views are made again and the
-    rows stay the reference encoding and the legal actions."""
-    if not _impl.compiled_available():
-        if IN_CI:
-            pytest.fail(f"CI must test both implementations: the compiled twins are not built; {_impl.BUILD_HINT}")
-        pytest.skip(f"the compiled twins are not built; {_impl.BUILD_HINT}")
-    before = _impl.implementation()
-    try:
-        _impl.use("compiled")
-        vec = VectorEnv("contract", 2, seed=6)
-        obs, mask, seat = vec.reset()
-        ref = game("contract").observer(vec.rules, None)
-        vec_rng = np.random.default_rng(6)
-        kinds = set()
-        for step in range(120):
-            if step % 40 == 0:
-                _impl.use("python" if step % 80 == 0 else "compiled")
-            for i in range(2):
-                assert _same(obs[i], ref.encode(vec.public_view(i, int(seat[i])))), (step, i)
-                assert np.flatnonzero(mask[i]).tolist() == sorted(vec.legal_actions(i)), (step, i)
-            kinds.add(type(vec._obs_views[0]).__name__)
-            actions = np.array([vec_rng.choice(np.flatnonzero(mask[i])) for i in range(2)])
-            obs, mask, seat, _rewards, _done = vec.step(actions)
-        assert kinds == {"memoryview", "_memoryviewslice"}  # both implementations' views were written through
-    finally:
-        _impl.use(before)
+    (``float_view`` / ``byte_view``: the twin's typed memoryviews, which it takes back at no cost), again after a
+    copy (the views are made afresh), and the rows are the reference encoding and the legal actions."""
+    vec = VectorEnv("contract", 2, seed=6)
+    obs, mask, seat = vec.reset()
+    ref = game("contract").observer(vec.rules, None)
+    vec_rng = np.random.default_rng(6)
+    for step in range(80):
+        if step == 40:
+            vec = copy.deepcopy(vec)
+            obs, mask, seat = vec.obs, vec.mask, vec.seat
+        for i in range(2):
+            assert _same(obs[i], ref.encode(vec.public_view(i, int(seat[i])))), (step, i)
+            assert np.flatnonzero(mask[i]).tolist() == sorted(vec.legal_actions(i)), (step, i)
+        actions = np.array([vec_rng.choice(np.flatnonzero(mask[i])) for i in range(2)])
+        obs, mask, seat, _rewards, _done = vec.step(actions)
+    kind = "_memoryviewslice" if IMPL == "compiled" else "memoryview"
+    assert {type(v).__name__ for v in vec._obs_views} == {kind}
 
 
 def test_bad_seat_and_bad_out_are_refused() -> None:

@@ -28,9 +28,7 @@ cdef bint _runs_search(long* c, long* presence, list chosen, list wins, dict can
                        long size_g, long size_r, bint distinct, bint all_jokers, long nwin, long r_left, long start,
                        long jokers) except? -1
 
-cdef void _fill_presence(long* c, object counts, long* presence)
-
-# run_presence of a C array: also cimported by the contract_opening twin (its _tally)
+# run_presence of a C array: cimported by the contract_opening twin (its _tally)
 @cython.locals(s=cython.long, base=cython.long, bits=cython.long, i=cython.long)
 cdef void presence_from(long* c, long* presence) noexcept
 

@@ -1,14 +1,24 @@
 """Which implementation of the engines' hot rules functions runs: the pure-Python reference or its compiled twin.
 
-The hot modules (``core.melds``, ``rules.contract_opening``, ``rules.contract_layoff``, ``rules.continental_hand``)
-are also compiled, from the same source files, by Cython into extension modules ``rummy_env._compiled.<name>``
-(``setup.py``; optional: without Cython or a C compiler the package installs and runs in pure Python). Each hot
-module ends with ``install(globals(), NAMES)``: when the compiled implementation is selected, the module replaces
-its listed functions by the twin's before anything imports them, so the engines call the compiled code with no
-dispatch per call. Only functions over plain data (and table melds, read through their attributes) are listed:
-nothing that makes an object of a class of the module, so class identity never differs between the two.
+The hot modules (``core.melds``, ``rules.contract_opening``, ``rules.contract_layoff``, ``rules.continental_hand``,
+``encoding.fast``) are also compiled by Cython, from the same ``.py`` files, into extension modules
+``rummy_env._compiled.<name>`` (``setup.py``; C types from the ``.pxd`` beside each twin; optional: without Cython or a
+C compiler the package installs and runs in pure Python).
 
-Selection: the environment variable ``RUMMY_ENV_IMPL``, read once when ``rummy_env`` is first imported:
+The seam, in one place: the implementation is chosen once per process, from the environment variable
+``RUMMY_ENV_IMPL``, when the first hot module is imported (``import rummy_env`` imports one), and never changes after.
+Each hot module ends with ``install(globals(), NAMES)``: with the compiled implementation chosen, it replaces its own
+listed functions by the twin's before any other module imports them, so every caller binds the chosen functions at
+its own import and calls them with no dispatch. Only functions over plain data (and table melds, read through their
+attributes) are listed: nothing that makes an object of a class of the module, so class identity never differs.
+Nothing rebinds a function in another module, and nothing switches a running process: to run the other
+implementation, start a process with ``RUMMY_ENV_IMPL`` set (the engine-level differential tests run each one in a
+child process). ``functions(impl)`` hands out either implementation's functions without binding them anywhere (the
+function-level differential tests call both on the same inputs). The twin runs the reference's source; a few small
+branches on ``_TYPED`` (true in a twin) pick a C-loop form where the fastest forms in C and in the interpreter differ,
+each with a comment saying why.
+
+``RUMMY_ENV_IMPL``:
 
 - ``auto`` (default): compiled when the twins are built, else python;
 - ``python``: the pure-Python reference;
@@ -16,10 +26,7 @@ Selection: the environment variable ``RUMMY_ENV_IMPL``, read once when ``rummy_e
 
 Twins built from older sources than the ``.py`` files (an edit without a rebuild; ``setup.py`` records the SHA-256
 of each source in ``_compiled/_sources.json``) count as not built: ``auto`` runs pure Python with a warning.
-
-``rummy_env.implementation()`` says which one runs. ``use(impl)`` switches a running process (tests compare the
-two in one process with it): it rebinds every listed function in every loaded ``rummy_env`` module, including the
-names the engines imported from the hot modules.
+``rummy_env.implementation()`` says which one runs.
 """
 
 from __future__ import annotations
@@ -51,14 +58,14 @@ BUILD_HINT = (
 
 
 class ImplementationError(ValueError):
-    """``RUMMY_ENV_IMPL`` (or ``use``) names no implementation."""
+    """``RUMMY_ENV_IMPL`` names no implementation."""
 
 
 class CompiledNotBuiltError(ImportError):
     """The compiled implementation was asked for but its extension modules are not built."""
 
 
-#: hot module -> {function name: the pure-Python function}
+#: hot module -> {function name: the pure-Python function}, recorded by ``install`` whichever implementation runs
 _PYTHON: dict[str, dict[str, Callable[..., Any]]] = {}
 _current: str | None = None
 
@@ -156,8 +163,9 @@ def implementation() -> str:
 
 
 def install(namespace: dict[str, Any], names: tuple[str, ...]) -> None:
-    """Called at the end of a hot module with its ``globals()``: record its pure-Python functions ``names`` and,
-    when the compiled implementation is selected, replace them by the twin's. A no-op inside the twin itself."""
+    """The seam, called once at the end of each hot module with its ``globals()``: record its pure-Python functions
+    ``names`` and, when the compiled implementation is selected, replace them by the twin's in that module only
+    (before any other module imports them). A no-op inside the twin itself."""
     module = namespace["__name__"]
     if module not in TWINS:
         return  # the compiled twin (or a copy under another name) runs its own code
@@ -169,11 +177,17 @@ def install(namespace: dict[str, Any], names: tuple[str, ...]) -> None:
 
 
 def functions(impl: str) -> dict[str, dict[str, Callable[..., Any]]]:
-    """Hot module -> {name: function} of ``impl`` (``python`` or ``compiled``) for the hot modules loaded so far."""
+    """Hot module -> {name: function} of ``impl`` (``python``: the reference functions each hot module listed;
+    ``compiled``: the twin's functions of the same names), every hot module imported first. Binds nothing anywhere:
+    for tests that call both on the same inputs. Each function calls the other functions of its module as that
+    module holds them, so in a process running the compiled implementation a reference function calls the twins of
+    the listed functions it uses; a reference run through and through is a process with ``RUMMY_ENV_IMPL=python``."""
+    if impl not in ("python", "compiled"):
+        raise ImplementationError(f"implementation {impl!r} is unknown; allowed: python, compiled")
+    for module in TWINS:
+        importlib.import_module(module)  # each records its reference functions (``install``)
     if impl == "python":
         return {m: dict(fns) for m, fns in _PYTHON.items()}
-    if impl != "compiled":
-        raise ImplementationError(f"implementation {impl!r} is unknown; allowed: python, compiled")
     if not compiled_available():
         raise CompiledNotBuiltError(f"the compiled modules are not built; {BUILD_HINT}")
     out = {}
@@ -181,44 +195,3 @@ def functions(impl: str) -> dict[str, dict[str, Callable[..., Any]]]:
         twin = importlib.import_module(TWINS[m])
         out[m] = {n: getattr(twin, n) for n in fns}
     return out
-
-
-def rebind(replacements: dict[int, Callable[..., Any]], include_twins: bool) -> int:
-    """Replace, in every loaded ``rummy_env`` module, each global whose ``id`` is a key of ``replacements`` by its
-    value (the compiled twins' own modules only with ``include_twins``); the number of names rebound."""
-    n = 0
-    for name, mod in list(sys.modules.items()):
-        if mod is None or not (name == "rummy_env" or name.startswith("rummy_env.")):
-            continue
-        if name.startswith("rummy_env._compiled.") and not include_twins:
-            continue
-        ns = getattr(mod, "__dict__", None)
-        if not isinstance(ns, dict):
-            continue
-        for key, value in list(ns.items()):
-            new = replacements.get(id(value))
-            if new is not None and new is not value:
-                ns[key] = new
-                n += 1
-    return n
-
-
-def use(impl: str) -> str:
-    """Switch this process to ``impl`` (``python``, ``compiled`` or ``auto``); the implementation used before.
-
-    Rebinds the hot functions wherever a loaded ``rummy_env`` module holds them. For tests and benchmarks that
-    compare the two in one process; ordinary use selects with ``RUMMY_ENV_IMPL`` before the first import."""
-    global _current
-    before = implementation()
-    target = _resolve(impl)
-    py = functions("python")
-    if target == "compiled":
-        comp = functions("compiled")
-        table = {id(py[m][n]): comp[m][n] for m in py for n in py[m]}
-        rebind(table, include_twins=True)  # a twin imported in python mode bound the python functions
-    else:
-        comp = functions("compiled") if compiled_available() else {}
-        table = {id(comp[m][n]): py[m][n] for m in comp for n in comp[m]}
-        rebind(table, include_twins=False)
-    _current = target
-    return before

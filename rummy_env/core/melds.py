@@ -17,7 +17,8 @@ import re
 from itertools import combinations
 from typing import Any, NamedTuple, Protocol
 
-from ..core.cards import (  # the same path from the compiled twin (rummy_env._compiled)
+from ..core._impl import install  # the same paths from the compiled twin (rummy_env._compiled)
+from ..core.cards import (
     JOKER,
     NUM_KINDS,
     NUM_RANKS,
@@ -35,9 +36,10 @@ from ..core.cards import (  # the same path from the compiled twin (rummy_env._c
 GROUP = "group"
 RUN = "run"
 MAX_POS = 14  # ace high
-#: True in the typed compiled twin (``rummy_env._compiled.melds``, C types from ``_compiled/melds.pxd``): a few loops
-#: of the contract search then take their C-loop form, which pure Python runs slower than the built-ins of the
-#: reference form (the same results: ``tests/test_legal_fast.py`` and the differential of ``tests/test_compiled.py``)
+#: True in the typed compiled twin (``rummy_env._compiled.melds``, C types from ``_compiled/melds.pxd``). Three
+#: branches on it (``can_make_contract``, ``_groups_ok``, ``final_partition``) take a C-loop form there, which pure
+#: Python runs slower than the reference form: each says why; ``tests/test_legal_fast.py`` and the function-level
+#: differential of ``tests/test_compiled.py`` compare the two forms
 _TYPED = __name__.startswith("rummy_env._compiled.")
 
 
@@ -628,6 +630,9 @@ def _groups_ok(c: list[int], jokers: int, g: int, size: int, distinct: bool, all
     # the ranks that hold naturals finds the fewest jokers for g groups, all-joker groups (if allowed) cost `size`
     inf = 1 << 30
     if _TYPED and g < 16:
+        # the price of the speed: in C the DP on C arrays beats the cached costs below (a dict look-up and a list
+        # per rank), which pure Python runs faster;
+        # tests/test_legal_fast.py::test_the_c_array_group_dp_is_the_cached_dp
         return _groups_dp_c(c, jokers, g, size, allow_jokers_only)
     best = [0] + [inf] * g
     for r in range(NUM_RANKS):
@@ -770,15 +775,20 @@ def can_make_contract(
     stand in for any natural elsewhere, so this loses no solution.
     """
     c = list(counts)  # the typed twin copies the counts into a C array (``_compiled/melds.pxd``)
+    presence = [0, 0, 0, 0]  # a C array in the typed twin
     if _TYPED:
+        # the price of the speed: the card count and the presence bits by C loops over the C array (the built-ins
+        # below would first copy it back into lists: the call 2.5 times slower in the twin, measured); the typed
+        # search's test, tests/test_legal_fast.py::test_the_typed_contract_search_answers_as_the_reference
         total = 0
         for k in range(NUM_KINDS):
             total += c[k]
+        if runs:
+            presence_from(c, presence)
     else:
         total = sum(c)
-    presence = [0, 0, 0, 0]
-    if runs:
-        _fill_presence(c, counts, presence)
+        if runs:
+            presence = run_presence(c)
     return contract_search(c, total, presence, groups, runs, rules, declared_runs)
 
 
@@ -815,17 +825,6 @@ def contract_search(
         c, presence, list(declared_runs), _windows(size_r), cands, rules, groups, size_g, size_r, distinct, all_jokers,
         nwin, runs, 0, jokers,
     )
-
-
-def _fill_presence(c: list[int], counts: list[int], presence: list[int]) -> None:
-    """``presence[s] = run_presence(counts)[s]`` for the four suits, ``c`` holding the same counts (the typed twin
-    sets the bits from its C array ``c`` in a C loop)."""
-    if _TYPED:
-        presence_from(c, presence)
-        return
-    p = run_presence(counts)
-    for s in range(4):
-        presence[s] = p[s]
 
 
 def presence_from(c: list[int], presence: list[int]) -> None:
@@ -990,7 +989,10 @@ def final_partition(counts: list[int], n_runs: int, rules: MeldRules) -> list[tu
     uncovered natural first, so the search is exact.
     """
     if _TYPED and _partition_refused(counts, n_runs, rules.run_min):
-        return None  # the twin: both first refusals below in C loops (most hands asked fail them)
+        # the price of the speed: most hands asked fail the two first refusals below, which the twin tests in C
+        # loops on a C array before any list is made; pure Python tests them faster by the built-ins below.
+        # tests/test_legal_fast.py::test_the_c_loop_partition_bound_refuses_only_what_final_partition_refuses
+        return None
     c = list(counts)
     total = sum(c)
     if total < n_runs * rules.run_min:
@@ -1053,14 +1055,11 @@ def final_partition(counts: list[int], n_runs: int, rules: MeldRules) -> list[tu
     return None
 
 
-# the compiled twin (rummy_env._compiled.melds, same source) takes over these functions when selected (core/_impl.py)
-from ..core._impl import install as _install  # noqa: E402
-
-_install(
-    globals(),
-    (
-        "pos_kind", "layoff_fits", "set_joker_suit", "lay_off", "joker_place_fits", "runs_adjacent", "run_conflicts",
-        "_rank_costs", "_groups_possible", "run_presence", "_windows", "_window_candidates", "can_make_contract",
-        "_joker_runs", "_take_run", "final_partition",
-    ),
+#: the functions the compiled twin (``rummy_env._compiled.melds``, same source) takes over when ``RUMMY_ENV_IMPL``
+#: selects it (``core/_impl.py``)
+NAMES = (
+    "pos_kind", "layoff_fits", "set_joker_suit", "lay_off", "joker_place_fits", "runs_adjacent", "run_conflicts",
+    "_rank_costs", "_groups_possible", "run_presence", "_windows", "_window_candidates", "can_make_contract",
+    "_joker_runs", "_take_run", "final_partition",
 )
+install(globals(), NAMES)

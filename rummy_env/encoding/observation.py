@@ -425,8 +425,8 @@ class ContractObserver:
                 row += MELD_FEATURES
         return seg
 
-    #: the ``rummy_env.encoding.fast`` function of ``encode_state`` (looked up by name on each use, so that
-    #: ``rummy_env.core._impl.use`` switching implementations is followed)
+    #: the ``rummy_env.encoding.fast`` function of ``encode_state`` (``VectorEnv`` looks it up by this name on each
+    #: pass, so that a caller wrapping it, as ``rummy bench`` does to time it, is seen)
     FAST_FUNCTION = "encode_contract_state"
 
     def fast_fits(self, state: Any) -> bool:

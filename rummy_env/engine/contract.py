@@ -42,10 +42,8 @@ from ..core.melds import (
     pos_text,
     run_spec_cards,
 )
-from ..core.melds import can_make_contract as can_make_contract  # re-exported: tests/test_compiled.py reads it here
 from ..rules.contract import ContractRules
 from ..rules.contract_layoff import nothing_fits
-from ..rules.contract_opening import opening_melds as opening_melds  # re-exported, as can_make_contract
 from .actions import ActionLayout
 from .common import EngineState, copy_rng, copy_round_results, make_rng, redeal_hidden, register_view, shuffled
 from .contract_describe import action_info as _action_info

@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from ..core._impl import install
 from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS
 
 RUN_LENGTH_PATTERNS: tuple[tuple[int, ...], ...] = ((3, 3, 3, 3, 3), (4, 4, 4, 3), (5, 4, 3, 3))
@@ -38,7 +39,8 @@ _NO_DEUCE = (1 << (8 * NUM_RANKS)) - 1 - (0xFF << 8)  # the 13 rank bytes less t
 _ACE_HIGH_BIT = 1 << (8 * (MAX_POS - 1))
 _CACHE_LIMIT = 100_000
 #: True in the compiled twin (``rummy_env._compiled.continental_hand``, C types from ``_compiled/continental_hand.pxd``):
-#: ``fitting_discards`` then first tries ``_hopeless``, a C-loop form of the solver's run-count pre-filter
+#: ``fitting_discards`` then first tries ``_hopeless``, a C-loop form of the solver's run-count pre-filter (the
+#: one branch on it, which says why)
 _TYPED = __name__.startswith("rummy_env._compiled.")
 #: ``_hopeless``'s memo: (solver id, 2-bit packed naturals of one suit) -> ``_Solver.suit_bound`` of that suit
 _PACKED_BOUNDS: dict[int, int] = {}
@@ -645,6 +647,9 @@ def fitting_discards(
         raise ValueError(f"counts must have {NUM_KINDS} entries, got {len(hand)}")
     todo = [k for k in range(NUM_KINDS) if hand[k]] if kinds is None else [k for k in kinds if hand[k]]
     if _TYPED and _hopeless(solver, hand):
+        # the price of the speed: most hands asked fail the solver's first tests, which the twin repeats in C loops
+        # on a C array before any Python object is made; pure Python runs the solver's own (built-in) form faster.
+        # tests/test_legal_fast.py::test_the_continental_prefilter_only_refuses_hands_the_solver_refuses
         return []
     return solver.fitting_discards(hand, todo)
 
@@ -783,8 +788,8 @@ def bench_can_go_out(n: int = 20000, seed: int = 0) -> dict[str, float]:
     return out
 
 
-# the compiled twin (rummy_env._compiled.continental_hand, same source) takes over these functions when selected
-# (not find_partition: it makes Run objects, a class of the module)
-from ..core._impl import install as _install  # noqa: E402
-
-_install(globals(), ("count_wilds", "payment_w", "can_go_out", "fitting_discards", "one_suit_possible"))
+#: the functions the compiled twin (``rummy_env._compiled.continental_hand``, same source) takes over when
+#: ``RUMMY_ENV_IMPL`` selects it (``core/_impl.py``; not ``find_partition``: it makes ``Run`` objects, a class of the
+#: module)
+NAMES = ("count_wilds", "payment_w", "can_go_out", "fitting_discards", "one_suit_possible")
+install(globals(), NAMES)

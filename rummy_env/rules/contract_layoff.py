@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core._impl import install
 from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS, kind_of, rank_of, suit_of
 from ..core.melds import GROUP, MAX_POS, RUN, Meld, can_make_contract, joker_place_fits, lay_off, layoff_fits, pos_kind
 
@@ -244,14 +245,10 @@ def _meld_reachable(meld: Meld, outside: list[int], rules: Any) -> bool:
     return False
 
 
-# the compiled twin (rummy_env._compiled.contract_layoff, same source) takes over these functions when selected
-from ..core._impl import install as _install  # noqa: E402
-
-_install(
-    globals(),
-    (
-        "meld_ends", "layoff_options", "layoff_ids", "layoff_chains", "layoff_reaches", "_chain", "may_swap",
-        "joker_placeable", "swap_takes",
-        "fits_after_layoff", "nothing_fits", "_meld_reachable",
-    ),
+#: the functions the compiled twin (``rummy_env._compiled.contract_layoff``, same source) takes over when
+#: ``RUMMY_ENV_IMPL`` selects it (``core/_impl.py``)
+NAMES = (
+    "meld_ends", "layoff_options", "layoff_ids", "layoff_chains", "layoff_reaches", "_chain", "may_swap",
+    "joker_placeable", "swap_takes", "fits_after_layoff", "nothing_fits", "_meld_reachable",
 )
+install(globals(), NAMES)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core import melds as _melds
+from ..core._impl import install
 from ..core.cards import JOKER, NUM_KINDS, NUM_RANKS
 from ..core.melds import MAX_POS, can_make_contract, final_partition, run_conflicts, run_presence
 
@@ -23,13 +24,19 @@ Declared = tuple[tuple[int, int, int], ...]
 FinalLayout = tuple[list[tuple[int, int, list[int]]], int]
 
 
-#: true only in the compiled twin (``rummy_env._compiled.contract_opening``), which picks C-loop forms with it
+#: True only in the compiled twin (``rummy_env._compiled.contract_opening``, C types from
+#: ``_compiled/contract_opening.pxd``). Two branches on it, ``_bits`` and the ``_tally`` / ``_tally_ref`` choice of
+#: the public searches, take a C-loop form there, which pure Python runs slower than the built-ins of the reference
+#: form; ``tests/test_legal_fast.py`` and the function-level differential of ``tests/test_compiled.py`` compare them
 _TYPED = __name__.startswith("rummy_env._compiled.")
 
 
 def _bits(x: int) -> int:
     """The number of set bits of ``x`` >= 0 (``int.bit_count``; a C loop in the typed twin)."""
     if _TYPED:
+        # the price of the speed: on a C integer this loop beats boxing it for ``int.bit_count`` (measured: the
+        # opening search 2 % slower without it);
+        # tests/test_legal_fast.py::test_the_c_loop_tally_is_sum_and_run_presence
         n = 0
         while x:
             x &= x - 1
@@ -40,7 +47,11 @@ def _bits(x: int) -> int:
 
 def _tally(h: list[int], presence: list[int]) -> int:
     """The number of cards in the counts ``h``, with ``presence`` set to their ``run_presence``: the typed twin's
-    C-loop form of ``sum(hand)`` and ``run_presence(hand)`` (``tests/test_legal_fast.py`` compares the two)."""
+    C-loop form of ``sum(hand)`` and ``run_presence(hand)`` (``tests/test_legal_fast.py`` compares the two).
+
+    The public searches call it as ``_tally(h, presence) if _TYPED else _tally_ref(hand, presence)``: the price of
+    the speed: their hand and ``presence`` are C arrays in the twin (C loops, no Python object made; ``_tally_ref``
+    could not fill a C array), lists in pure Python (where the built-ins are faster)."""
     total = 0
     for k in range(NUM_KINDS):
         total += h[k]
@@ -469,13 +480,10 @@ def final_layout(
     return None
 
 
-# the compiled twin (rummy_env._compiled.contract_opening, same source) takes over these functions when selected
-from ..core._impl import install as _install  # noqa: E402
-
-_install(
-    globals(),
-    (
-        "sub_multisets", "_sub_multisets", "rest_ok", "in_some_contract_meld", "opening_melds", "opening_rest_ok",
-        "extra_meld_with", "final_layout", "pickup_marks",
-    ),
+#: the functions the compiled twin (``rummy_env._compiled.contract_opening``, same source) takes over when
+#: ``RUMMY_ENV_IMPL`` selects it (``core/_impl.py``)
+NAMES = (
+    "sub_multisets", "_sub_multisets", "rest_ok", "in_some_contract_meld", "opening_melds", "opening_rest_ok",
+    "extra_meld_with", "final_layout", "pickup_marks",
 )
+install(globals(), NAMES)

@@ -161,7 +161,7 @@ class VectorEnv:
         self._mask_rows = list(self.mask)
         #: per table, the views of its observation row and of its mask row (as uint8) that the fast path writes
         #: through, made by the implementation of ``rummy_env.encoding.fast`` selected when they were made
-        #: (``_views_of``: its ``write_mask``; they are made again if another one is selected since)
+        #: (``_views_of``: its ``write_mask``; they are made again when it differs, e.g. after an unpickle)
         self._mask_bytes = list(self.mask.view(np.uint8))
         self._views_of: Any = None
         self._obs_views: list[Any] = []
@@ -233,8 +233,8 @@ class VectorEnv:
         The mask row and the observation are written by ``rummy_env.encoding.fast`` (compiled when the twins are
         selected): the observation straight from the engine state, as ``observer.encode_state`` (identical to
         ``observer.encode(st.public_view(seat))``), where the observer offers it for this engine class. Looked up
-        once per pass: the fast path's ``write_mask`` (the rows' views made again if another implementation was
-        selected since), its encoder by name (so a caller that wraps it, as ``rummy bench`` does, is seen), and
+        once per pass: the fast path's ``write_mask`` (the rows' views made again when they were made by another, e.g.
+        after an unpickle), its encoder by name (so a caller that wraps it, as ``rummy bench`` does, is seen), and
         ``observe_seats`` as lists (None while every seat is observed)."""
         write_mask = fast.write_mask
         if write_mask is not self._views_of:
