@@ -28,6 +28,6 @@ python -c "import ray, ray.rllib, tianshou, gymnasium, torch; print('integration
 # Ray on the loopback interface only, no usage statistics, a small object store (set in the tests)
 export RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 RAY_USAGE_STATS_ENABLED=0
 timeout 1200 python -m pytest -q -m integration -p no:cacheprovider -W ignore::pytest.PytestUnknownMarkWarning \
-    --durations=10 tests/test_integration_rllib.py tests/test_integration_tianshou.py \
-    tests/test_integration_ray_tournament.py tests/test_integration_ray_cluster.py
+    --durations=10 tests/integrations/test_integration_rllib.py tests/integrations/test_integration_tianshou.py \
+    tests/integrations/test_integration_ray_tournament.py tests/integrations/test_integration_ray_cluster.py
 echo "integration: tests $(($(date +%s) - t1)) s"

@@ -2,7 +2,7 @@
 # Integration tests of the TorchRL and AgileRL recipes (docs/guides/frameworks.md, "TorchRL" and "AgileRL"): a fresh
 # virtual environment of their own (.venv-clients: agilerl pins pettingzoo<1.27 and tensordict==0.13.0, and pulls
 # peft / transformers; the core and RLlib venvs stay as they are), the tested versions, then `pytest -m integration`
-# on tests/test_integration_clients.py (each recipe run as written, 0 illegal actions, steps/s printed beside the raw
+# on tests/integrations/test_integration_clients.py (each recipe run as written, 0 illegal actions, steps/s printed beside the raw
 # env's). Exits non-zero if the install or any test fails, or if the clients cannot be imported (so that the tests
 # cannot pass by being skipped). No GPU, no network but PyPI.
 #
@@ -32,5 +32,5 @@ gymnasium.__version__, 'torch', torch.__version__)"
 
 # -rP: the steps/s each test prints (recipe and raw env, same run)
 timeout 1200 python -m pytest -q -m integration -p no:cacheprovider -W ignore::pytest.PytestUnknownMarkWarning \
-    -rP --durations=10 tests/test_integration_clients.py
+    -rP --durations=10 tests/integrations/test_integration_clients.py
 echo "integration_clients: tests $(($(date +%s) - t1)) s"

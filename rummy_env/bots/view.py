@@ -3,7 +3,7 @@
 ``public_view(env, agent)`` is ``env.unwrapped.public_view(agent)``: the agent's own hand and the public facts
 (table, discard pile, cards publicly known to be in each hand, hand sizes, who opened, round, phase, the offered
 card, the legal actions) and nothing else: no opponent's hidden card, no stock order. A heuristic that reads only
-the view cannot cheat (``tests/test_public_view.py`` checks that the view is unchanged when the hidden cards are
+the view cannot cheat (``tests/engine/test_public_view.py`` checks that the view is unchanged when the hidden cards are
 resampled).
 """
 

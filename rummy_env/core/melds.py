@@ -38,8 +38,8 @@ RUN = "run"
 MAX_POS = 14  # ace high
 #: True in the typed compiled twin (``rummy_env._compiled.melds``, C types from ``_compiled/melds.pxd``). Three
 #: branches on it (``can_make_contract``, ``_groups_ok``, ``final_partition``) take a C-loop form there, which pure
-#: Python runs slower than the reference form: each says why; ``tests/test_legal_fast.py`` and the function-level
-#: differential of ``tests/test_compiled.py`` compare the two forms
+#: Python runs slower than the reference form: each says why; ``tests/engine/test_legal_fast.py`` and the function-level
+#: differential of ``tests/core/test_compiled.py`` compare the two forms
 _TYPED = __name__.startswith("rummy_env._compiled.")
 
 
@@ -632,7 +632,7 @@ def _groups_ok(c: list[int], jokers: int, g: int, size: int, distinct: bool, all
     if _TYPED and g < 16:
         # the price of the speed: in C the DP on C arrays beats the cached costs below (a dict look-up and a list
         # per rank), which pure Python runs faster;
-        # tests/test_legal_fast.py::test_the_c_array_group_dp_is_the_cached_dp
+        # tests/engine/test_legal_fast.py::test_the_c_array_group_dp_is_the_cached_dp
         return _groups_dp_c(c, jokers, g, size, allow_jokers_only)
     best = [0] + [inf] * g
     for r in range(NUM_RANKS):
@@ -670,7 +670,7 @@ def _groups_ok(c: list[int], jokers: int, g: int, size: int, distinct: bool, all
 def _groups_dp_c(c: list[int], jokers: int, g: int, size: int, allow_jokers_only: bool) -> bool:
     """The distinct-suit DP of ``_groups_ok`` in the typed twin (``g`` < 16): the same recurrence on C arrays, each
     rank's costs computed inline as ``_rank_costs`` computes them (no cache). Not called by the pure-Python
-    reference, which caches the costs; the two are compared by ``tests/test_legal_fast.py``."""
+    reference, which caches the costs; the two are compared by ``tests/engine/test_legal_fast.py``."""
     inf = 1 << 30
     bestc = [0] * 16  # C arrays in the typed twin
     newc = [0] * 16
@@ -779,7 +779,7 @@ def can_make_contract(
     if _TYPED:
         # the price of the speed: the card count and the presence bits by C loops over the C array (the built-ins
         # below would first copy it back into lists: the call 2.5 times slower in the twin, measured); the typed
-        # search's test, tests/test_legal_fast.py::test_the_typed_contract_search_answers_as_the_reference
+        # search's test, tests/engine/test_legal_fast.py::test_the_typed_contract_search_answers_as_the_reference
         total = 0
         for k in range(NUM_KINDS):
             total += c[k]
@@ -829,7 +829,7 @@ def contract_search(
 
 def presence_from(c: list[int], presence: list[int]) -> None:
     """``presence[s] = run_presence(c)[s]`` for the four suits, in loops (a C function on ``long*`` in the typed
-    twin, which the contract_opening twin cimports; ``tests/test_legal_fast.py`` compares it with
+    twin, which the contract_opening twin cimports; ``tests/engine/test_legal_fast.py`` compares it with
     ``run_presence``)."""
     for s in range(4):
         base = s * NUM_RANKS
@@ -953,7 +953,7 @@ def _partition_refused(counts: list[int], n_runs: int, run_min: int) -> bool:
     """``final_partition``'s first two refusals: fewer cards than ``n_runs`` minimum runs, or a hand that needs more
     runs than ``n_runs`` (per suit with naturals: the copies of its most repeated rank 2..K, half its aces rounded
     up, at least 1). The typed twin's C-loop form (the counts copied into a C array), asked before the search; in
-    random play 97 % of the hands asked are refused here. ``tests/test_legal_fast.py`` runs it as Python against
+    random play 97 % of the hands asked are refused here. ``tests/engine/test_legal_fast.py`` runs it as Python against
     ``final_partition``."""
     c = counts  # a C array in the typed twin (``_compiled/melds.pxd``)
     return partition_refused(c, n_runs, run_min)
@@ -991,7 +991,7 @@ def final_partition(counts: list[int], n_runs: int, rules: MeldRules) -> list[tu
     if _TYPED and _partition_refused(counts, n_runs, rules.run_min):
         # the price of the speed: most hands asked fail the two first refusals below, which the twin tests in C
         # loops on a C array before any list is made; pure Python tests them faster by the built-ins below.
-        # tests/test_legal_fast.py::test_the_c_loop_partition_bound_refuses_only_what_final_partition_refuses
+        # tests/engine/test_legal_fast.py::test_the_c_loop_partition_bound_refuses_only_what_final_partition_refuses
         return None
     c = list(counts)
     total = sum(c)

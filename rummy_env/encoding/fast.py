@@ -5,7 +5,7 @@ from the legal actions, with no ``PublicView`` in between (the envs' hot path: `
 They read exactly the fields ``engine.view.contract_view`` / ``continental_view`` put in a view -- the viewing
 seat's own hand, the public piles (the stock only by its size), the known cards, the table, hand sizes, scores,
 round, phase -- and never an opponent's hand or the stock order; and they write exactly the float32 values that
-``observer.encode(state.public_view(seat))`` writes (``tests/test_fast_observation.py`` compares the two, bit for
+``observer.encode(state.public_view(seat))`` writes (``tests/encoding/test_fast_observation.py`` compares the two, bit for
 bit, over random decision points of every profile).
 
 This module is a hot module in the sense of ``rummy_env.core._impl``: ``setup.py`` also compiles it with Cython into
@@ -113,7 +113,7 @@ def _clear(arr: Any, out: Any) -> None:
     if _TYPED:
         # the price of the speed: a store loop over the typed memoryview beats a numpy call for one row (measured:
         # the observation 0.3-0.5 us, about 10 %, slower with ``arr.fill`` in the twin); a Python memoryview
-        # cannot be filled so. The stale row of tests/test_fast_observation.py's differential must be cleared
+        # cannot be filled so. The stale row of tests/encoding/test_fast_observation.py's differential must be cleared
         out[:] = 0.0
     else:
         arr.fill(0.0)

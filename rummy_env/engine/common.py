@@ -113,7 +113,7 @@ def shuffled(rng: np.random.Generator, cards: list[int]) -> list[int]:
     Shuffled in place as a list (``rng.shuffle``, 3-4 times faster for a pile of 2-107 cards): NumPy's
     ``Generator.shuffle`` makes the same Fisher-Yates swaps, from the same draws, for a list as for the ``arange``
     that ``permutation`` shuffles, so the order and the generator's state after it are the same
-    (``tests/test_engine_common.py`` holds them equal).
+    (``tests/engine/test_engine_common.py`` holds them equal).
     """
     out = list(cards)
     rng.shuffle(out)

@@ -7,7 +7,7 @@ legal actions when it is that seat's decision -- and nothing else: no opponent's
 
 This is the one place that says what a seat may know. The observation encoders (``rummy_env.encoding.observation``)
 encode a view, the heuristic bots decide from a view, terminal play shows one; so whatever reads a view cannot use
-hidden information, and one test (``tests/test_public_view.py``) checks that a view is unchanged when the hidden
+hidden information, and one test (``tests/engine/test_public_view.py``) checks that a view is unchanged when the hidden
 cards are resampled (``state.resample_hidden``).
 
 A view holds no reference into the engine's mutable state: every field is an int, a str, a tuple or a frozen

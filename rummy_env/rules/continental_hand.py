@@ -649,7 +649,7 @@ def fitting_discards(
     if _TYPED and _hopeless(solver, hand):
         # the price of the speed: most hands asked fail the solver's first tests, which the twin repeats in C loops
         # on a C array before any Python object is made; pure Python runs the solver's own (built-in) form faster.
-        # tests/test_legal_fast.py::test_the_continental_prefilter_only_refuses_hands_the_solver_refuses
+        # tests/engine/test_legal_fast.py::test_the_continental_prefilter_only_refuses_hands_the_solver_refuses
         return []
     return solver.fitting_discards(hand, todo)
 
@@ -658,7 +658,7 @@ def _hopeless(solver: _Solver, hand: list[int]) -> bool:
     """True when ``solver.fitting_discards(hand, ...)`` returns [] at its first tests: the hand size, or the run-count
     bound of the whole hand exceeding the runs allowed by 2 or more (``_Solver.fitting_discards``). The same
     ``suit_bound`` values, memoised by a 2-bit packing of each suit's naturals; False (the solver decides) for counts
-    outside 0..3. Only the typed twin calls it (``tests/test_legal_fast.py`` compares it with the solver)."""
+    outside 0..3. Only the typed twin calls it (``tests/engine/test_legal_fast.py`` compares it with the solver)."""
     c = list(hand)  # a C array in the typed twin
     total = 0
     for k in range(NUM_KINDS):

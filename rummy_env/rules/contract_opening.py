@@ -27,7 +27,7 @@ FinalLayout = tuple[list[tuple[int, int, list[int]]], int]
 #: True only in the compiled twin (``rummy_env._compiled.contract_opening``, C types from
 #: ``_compiled/contract_opening.pxd``). Two branches on it, ``_bits`` and the ``_tally`` / ``_tally_ref`` choice of
 #: the public searches, take a C-loop form there, which pure Python runs slower than the built-ins of the reference
-#: form; ``tests/test_legal_fast.py`` and the function-level differential of ``tests/test_compiled.py`` compare them
+#: form; ``tests/engine/test_legal_fast.py`` and the function-level differential of ``tests/core/test_compiled.py`` compare them
 _TYPED = __name__.startswith("rummy_env._compiled.")
 
 
@@ -36,7 +36,7 @@ def _bits(x: int) -> int:
     if _TYPED:
         # the price of the speed: on a C integer this loop beats boxing it for ``int.bit_count`` (measured: the
         # opening search 2 % slower without it);
-        # tests/test_legal_fast.py::test_the_c_loop_tally_is_sum_and_run_presence
+        # tests/engine/test_legal_fast.py::test_the_c_loop_tally_is_sum_and_run_presence
         n = 0
         while x:
             x &= x - 1
@@ -47,7 +47,7 @@ def _bits(x: int) -> int:
 
 def _tally(h: list[int], presence: list[int]) -> int:
     """The number of cards in the counts ``h``, with ``presence`` set to their ``run_presence``: the typed twin's
-    C-loop form of ``sum(hand)`` and ``run_presence(hand)`` (``tests/test_legal_fast.py`` compares the two).
+    C-loop form of ``sum(hand)`` and ``run_presence(hand)`` (``tests/engine/test_legal_fast.py`` compares the two).
 
     The public searches call it as ``_tally(h, presence) if _TYPED else _tally_ref(hand, presence)``: the price of
     the speed: their hand and ``presence`` are C arrays in the twin (C loops, no Python object made; ``_tally_ref``

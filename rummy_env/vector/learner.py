@@ -3,7 +3,7 @@
 This is the batched form of ``rummy_env.envs.wrappers.SingleAgentEnv`` -- the shape stock learners expect (one
 agent per table, a fixed ``Discrete`` action space, a mask) -- on the engine directly, without an AEC env per table.
 Table ``i`` plays exactly the game ``SingleAgentEnv(seed=s + i)`` plays for the same learner actions (same learner
-seat, same bot seeds, same deals, observations, masks and rewards; ``tests/test_vector_learner.py``), where ``s`` is
+seat, same bot seeds, same deals, observations, masks and rewards; ``tests/vector/test_vector_learner.py``), where ``s`` is
 the seed of ``reset(seed=s)``.
 
 ```python

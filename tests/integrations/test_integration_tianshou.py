@@ -32,7 +32,7 @@ from rummy_env.integrations.tianshou import (  # noqa: E402
 )
 from rummy_env.models.checkpoints import load_checkpoint  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TRAINING = ROOT / "training"
 PROFILES = [("contract", {"rounds": (1,)}), ("contract_gamerules", {"rounds": (1,)}), ("continental", {"deals": 1})]
 

@@ -22,7 +22,7 @@ pytest.importorskip("yaml")
 pytest.importorskip("tqdm")
 pytest.importorskip("tensorboard")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TRAINING = ROOT / "training"
 
 

@@ -7,7 +7,7 @@
   ``can_make_contract`` and ``final_partition`` against brute forces on small hands.
 * regression tests of the bugs the fuzzer's oracles found, and mutation tests showing the oracles bite.
 
-Run ``pytest -s tests/test_fuzz_contract.py`` to see the fuzz figures.
+Run ``pytest -s tests/engine/test_fuzz_contract.py`` to see the fuzz figures.
 """
 
 from __future__ import annotations

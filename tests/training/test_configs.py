@@ -22,7 +22,7 @@ pytest.importorskip("yaml")
 
 from rummy_env.training import config as common  # noqa: E402 - the config schema the scripts share
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TRAINING = ROOT / "training"
 SCRIPTS = ("ppo", "sb3_maskable_ppo", "rllib_ppo", "tianshou_dqn")
 SHIPPED = {

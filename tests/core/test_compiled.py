@@ -17,8 +17,8 @@ nothing switches a running process, so the two are compared in two ways.
   both the same way.
 
 The default run is a few seconds; the ``slow`` one plays more than 10^6 decision points over every profile and player
-count. ``rerun_under_the_other_implementation`` runs a test module again in a child pytest under the implementation
-this process does not run (``tests/test_fast_observation.py``, ``tests/test_copy_pickle.py``). Without a build the
+count. ``implementations.rerun_under_the_other_implementation`` runs a test module again in a child pytest under the implementation
+this process does not run (``tests/encoding/test_fast_observation.py``, ``tests/envs/test_copy_pickle.py``). Without a build the
 tests that need it skip, except under ``CI=true``, where a missing build fails them (CI must test both).
 """
 
@@ -38,17 +38,16 @@ from typing import Any
 
 import numpy as np
 import pytest
+from implementations import ROOT, need_compiled
 
 from rummy_env.core import _impl
 from rummy_env.registry import GAMES, game
 from rummy_env.testing.fuzz import fuzz
 from rummy_env.testing.policies import biased_policy, uniform_policy
 
-IN_CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+#: this file's folder: the children run there, and find this module and ``implementations`` (one up) on their path
 TESTS = Path(__file__).resolve().parent
 IMPLS = ("python", "compiled")
-#: set in the child pytest of ``rerun_under_the_other_implementation`` (which must not start another)
-RERUN_VAR = "RUMMY_ENV_TEST_RERUN"
 
 #: (profile, player count) of every profile
 CASES = [(p, n) for p in sorted(GAMES) for n in game(p).player_counts]
@@ -62,15 +61,6 @@ SWITCHES = {
     ],
     "continental": [],
 }
-
-
-def need_compiled() -> None:
-    """Skip the calling test when the compiled twins are not built (fail it under CI, which must test both)."""
-    if not _impl.compiled_available():
-        message = f"the compiled twins are not built; {_impl.BUILD_HINT}"
-        if IN_CI:
-            pytest.fail(f"CI must test both implementations: {message}")
-        pytest.skip(message)
 
 
 # child processes ---------------------------------------------------------------------------------------------------
@@ -94,7 +84,8 @@ def run_children(jobs: dict[str, dict[str, Any]], timeout: float = 3_000) -> dic
     with tempfile.TemporaryDirectory() as folder:
         procs = {}
         for impl, job in jobs.items():
-            env = {**os.environ, _impl.ENV_VAR: impl, "PYTHONHASHSEED": "0"}
+            path = os.pathsep.join([str(TESTS), str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")])
+            env = {**os.environ, _impl.ENV_VAR: impl, "PYTHONHASHSEED": "0", "PYTHONPATH": path}
             out = os.path.join(folder, f"{impl}.out")
             cmd = [sys.executable, "-c", CHILD, json.dumps(job), out]
             procs[impl] = (subprocess.Popen(cmd, cwd=TESTS, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -318,21 +309,6 @@ def same_answer(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
-def rerun_under_the_other_implementation(module: str, timeout: float = 1_200) -> None:
-    """Run the test module ``module`` (a path under ``tests/``) again in a child pytest under the implementation this
-    process does not run (``RUMMY_ENV_IMPL``): how a module's tests cover both, since nothing switches a running
-    process. Skipped inside such a child; the compiled one skipped without a build (a failure under CI)."""
-    if os.environ.get(RERUN_VAR):
-        pytest.skip("this is the rerun under the other implementation")
-    other = "python" if _impl.implementation() == "compiled" else "compiled"
-    if other == "compiled":
-        need_compiled()
-    env = {**os.environ, _impl.ENV_VAR: other, RERUN_VAR: "1"}
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", str(TESTS / module)]
-    proc = subprocess.run(cmd, cwd=TESTS.parent, env=env, capture_output=True, text=True, timeout=timeout)
-    assert proc.returncode == 0, f"{module} under RUMMY_ENV_IMPL={other}:\n{proc.stdout[-6000:]}{proc.stderr[-2000:]}"
-
-
 # tests -------------------------------------------------------------------------------------------------------------
 def test_the_selected_implementation_is_bound_everywhere() -> None:
     """The package holds the selected implementation's functions wherever it imported them (the hot modules and
@@ -397,7 +373,7 @@ RECORDED_GAMES: list[Game] = [
     *(("continental", 4, seed, 600, "biased", {}, 1) for seed in range(2)),
 ]
 #: the listed functions those games do not reach: the fast path's writers (memoryview arguments: the engine-level
-#: differential covers them), two only tests call (``tests/test_legal_fast.py`` compares them), and ``payment_w``
+#: differential covers them), two only tests call (``tests/engine/test_legal_fast.py`` compares them), and ``payment_w``
 #: and ``fits_after_layoff``, which the test calls itself
 NOT_RECORDED = {
     "rummy_env.encoding.fast." + n for n in ("encode_contract_state", "encode_continental_state", "write_mask",
@@ -525,7 +501,7 @@ def _setup_namespace() -> dict[str, Any]:
     """setup.py's definitions (``TWINS``, ``source_digest``, ``drop_outdated_c`` ...), without running setup()."""
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "setup.py").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[2] / "setup.py").read_text(encoding="utf-8")
     ns: dict[str, Any] = {"__name__": "setup_under_test"}
     exec(compile(text.rsplit("setup(ext_modules", 1)[0], "setup.py", "exec"), ns)
     return ns
@@ -542,7 +518,7 @@ def test_source_digest_covers_the_typing_pxd(tmp_path, monkeypatch) -> None:
     typed = _impl.source_digest(str(src), str(pxd))
     pxd.write_text("cdef long x\n")
     assert len({plain, typed, _impl.source_digest(str(src), str(pxd))}) == 3
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     ns = _setup_namespace()
     monkeypatch.chdir(root)
     assert ns["source_digest"]("rummy_env/encoding/fast.py", "rummy_env._compiled.fast_observation") == (

@@ -20,7 +20,7 @@ import pytest
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "guides" / "frameworks.md"
 #: the line every recipe prints at its end
 RESULT = re.compile(r"^(?P<who>[A-Za-z ]+): (?P<decisions>\d+) decisions in [\d.]+ s, (?P<rate>\d+) steps/s$", re.M)

@@ -146,7 +146,7 @@ def test_readme_gif_example_runs(tmp_path, monkeypatch: pytest.MonkeyPatch) -> N
     import re
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "docs" / "guides" / "watching.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "guides" / "watching.md").read_text(encoding="utf-8")
     section = readme.split("## Pictures and video", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     monkeypatch.chdir(tmp_path)

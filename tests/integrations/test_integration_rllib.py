@@ -39,7 +39,7 @@ from rummy_env.integrations import rllib as R  # noqa: E402
 from rummy_env.integrations.ray_backend import play_session_task, run_matches_ray, session_tasks  # noqa: E402
 from rummy_env.models.checkpoints import load_checkpoint, save_checkpoint  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TRAINING = ROOT / "training"
 PROFILES = [("contract", {"rounds": [1]}), ("contract_gamerules", {"rounds": [1]}), ("continental", {"deals": 1})]
 

@@ -354,7 +354,7 @@ def test_the_pipeline_runs_as_one_command_and_never_writes_over_its_input(labels
     assert out.returncode == 0 and "search-distill" in out.stdout and "advantage-fit" in out.stdout
     bad = subprocess.run([*run, "bogus"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "unknown subcommand" in bad.stderr
-    shipped = Path(__file__).resolve().parents[1] / "checkpoints"
+    shipped = Path(__file__).resolve().parents[2] / "checkpoints"
     for base, dest, says in ((str(tmp_path / "b"), str(tmp_path / "b.json"), "is also this command's --base"),
                              (str(tmp_path / "b"), str(shipped / "contract"), "folder of the shipped checkpoints")):
         argv = ["search-distill", "--base", base, "--labels", str(labels), "--out", dest]

@@ -6,7 +6,7 @@ the same float32 vector, bit for bit, at every decision point and for every seat
 through the observer, the AEC env's ``observe`` and ``VectorEnv``'s arrays; and, like the view, it must not change
 when the cards the seat cannot see are redealt. The tests run under the implementation this process selected
 (``RUMMY_ENV_IMPL``, chosen once at import), and the whole module runs again in a child pytest under the other one
-(``test_the_same_under_the_other_implementation``). The differentials of ``tests/test_compiled.py`` compare it too.
+(``test_the_same_under_the_other_implementation``). The differentials of ``tests/core/test_compiled.py`` compare it too.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_compiled import rerun_under_the_other_implementation
+from implementations import rerun_under_the_other_implementation
 
 import rummy_env
 from rummy_env.core import _impl
@@ -46,7 +46,7 @@ IMPL = _impl.implementation()
 
 
 def test_the_same_under_the_other_implementation() -> None:
-    rerun_under_the_other_implementation("test_fast_observation.py")
+    rerun_under_the_other_implementation(__file__)
 
 
 def _rules(profile: str, n: int, overrides: dict[str, Any]) -> Any:

@@ -18,7 +18,7 @@ from rummy_env import bots
 from rummy_env.cli.commands import main as rummy_main
 from rummy_env.cli.play import play
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def readme_blocks() -> list[tuple[str, str]]:

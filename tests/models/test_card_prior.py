@@ -30,7 +30,7 @@ from rummy_env.models.checkpoints import (  # noqa: E402
 )
 
 PROFILES = [("contract", {"rounds": [1]}), ("contract_gamerules", {"num_players": 4}), ("continental", {"rounds": 1})]
-TRAINING = Path(__file__).resolve().parents[1] / "training"
+TRAINING = Path(__file__).resolve().parents[2] / "training"
 
 
 def _net(profile: str = "contract_gamerules", seed: int = 0, **env_config):

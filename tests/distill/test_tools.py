@@ -18,7 +18,7 @@ import pytest
 from rummy_env.distill import evaluate as evaluate_script
 from rummy_env.distill import manifest as manifest_module
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EVALUATE = [sys.executable, "-m", "rummy_env.distill", "evaluate"]
 
 SHIPPED = ROOT / "checkpoints"

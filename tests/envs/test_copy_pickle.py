@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_compiled import rerun_under_the_other_implementation
+from implementations import rerun_under_the_other_implementation
 
 import rummy_env
 from rummy_env.engine import load_state, new_state
@@ -39,7 +39,7 @@ COPIES: dict[str, Callable[[Any], Any]] = {"deepcopy": copy.deepcopy, "pickle": 
 
 
 def test_the_same_under_the_other_implementation() -> None:
-    rerun_under_the_other_implementation("test_copy_pickle.py")
+    rerun_under_the_other_implementation(__file__)
 
 
 def _same(a: Any, b: Any, where: str) -> None:

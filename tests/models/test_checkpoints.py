@@ -25,8 +25,8 @@ from rummy_env.models.checkpoints import (  # noqa: E402
 )
 
 FINGERPRINT = "layout_fingerprint"
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 MARKER = "PWNED_BY_PICKLE"
 
 
@@ -276,7 +276,7 @@ def test_shipped_checkpoints_load_and_play() -> None:
     from rummy_env.bots.checkpoint_bot import CheckpointBot
 
     for name in ("contract", "contract_gamerules", "continental"):
-        ckpt = load_checkpoint(Path(__file__).resolve().parent.parent / "checkpoints" / name)
+        ckpt = load_checkpoint(Path(__file__).resolve().parents[2] / "checkpoints" / name)
         # trained: PPO steps, or (contract: the warm start alone) imitated decisions
         trained = ckpt.metadata["training_steps"] + ckpt.metadata.get("warm_start", {}).get("decisions", 0)
         assert ckpt.profile == name and trained > 0

@@ -18,7 +18,7 @@ import pytest
 from rummy_env.cli import commands
 from rummy_env.evaluation import peer_bench as cg
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PEERS_SCRIPT = ROOT / "rummy_env" / "evaluation" / "peers.py"
 COMPARE = ["bench", "--compare"]
 OURS = [f"{p}_{layer}" for layer in ("aec", "engine", "vector") for p in ("contract", "contract_gamerules",

@@ -261,5 +261,5 @@ def test_card_action_configs_are_valid(name: str) -> None:
     from rummy_env.training.config import load_config
 
     ppo = load_training_module("ppo")
-    cfg = load_config(ppo.Config, ["--config", str(Path(__file__).resolve().parent.parent / "configs" / name)])
+    cfg = load_config(ppo.Config, ["--config", str(Path(__file__).resolve().parents[2] / "configs" / name)])
     assert cfg.network == "card_action" and cfg.pool_weights["heuristic"] > 0.5

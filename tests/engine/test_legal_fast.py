@@ -9,7 +9,7 @@
 - The round's facts the legal-action code reads as fields (``ContractState._final`` / ``_contract``) against the
   properties they stand for.
 
-The whole-game differential of both implementations is ``tests/test_compiled.py`` (its slow run > 10^6 decision
+The whole-game differential of both implementations is ``tests/core/test_compiled.py`` (its slow run > 10^6 decision
 points covers every function twinned here).
 """
 
@@ -57,8 +57,8 @@ def _hands(rules: Any, n: int, seed: int) -> list[tuple[list[int], int, int, tup
 
 @pytest.fixture
 def twin() -> Any:
-    """The compiled twin of ``core.melds`` (skip without a build, fail under CI like ``tests/test_compiled.py``)."""
-    from test_compiled import IN_CI
+    """The compiled twin of ``core.melds`` (skip without a build, fail under CI like ``tests/core/test_compiled.py``)."""
+    from implementations import IN_CI
 
     if not _impl.compiled_available():
         if IN_CI:
@@ -170,7 +170,7 @@ def test_the_continental_prefilter_only_refuses_hands_the_solver_refuses() -> No
 def opening_twin() -> Any:
     """The compiled twin of ``rules.contract_opening`` (typed by ``rummy_env/_compiled/contract_opening.pxd``: its
     searches run on C arrays and call the melds twin's ``contract_search`` through a cimport)."""
-    from test_compiled import IN_CI
+    from implementations import IN_CI
 
     if not _impl.compiled_available():
         if IN_CI:
@@ -326,7 +326,7 @@ def _spec_layoff_ids(st: Any, own_only: bool) -> list[int]:
 def _layoff_pair(name: str) -> tuple[Any, Any]:
     """``contract_layoff.<name>``: the pure-Python reference and its compiled twin (None without a build; a failure
     under CI, which must test both)."""
-    from test_compiled import IN_CI
+    from implementations import IN_CI
 
     py = _impl.functions("python")["rummy_env.rules.contract_layoff"][name]
     twin = None

@@ -1,7 +1,7 @@
 """The Ray backend's options without Ray installed: ``tournament(..., backend="ray", address=, runtime_env=)`` and
 ``rummy tournament --backend ray --address ADDR`` are checked before anything is played, ``checkpoint:`` entrants
 travel as absolute paths, and a call without an address says that it starts a local Ray (a stand-in ``ray`` module
-records what ``ray.init`` was given). The real two-node cluster is in ``tests/test_integration_ray_cluster.py``.
+records what ``ray.init`` was given). The real two-node cluster is in ``tests/integrations/test_integration_ray_cluster.py``.
 """
 
 from __future__ import annotations

@@ -326,7 +326,7 @@ def test_a_measured_network_and_the_shipped_checkpoint_are_blind_to_hidden_cards
         net.action_mlp.weight[:, -len(net.arch["prior_measures"]) :] = 2.0
         net.prior_weight.zero_()
     save_checkpoint(tmp_path / "m", net, {"profile": "contract_gamerules", "num_players": 4})
-    for spec in (f"checkpoint:{tmp_path / 'm'}", f"checkpoint:{Path(__file__).resolve().parents[1] / 'checkpoints' / 'contract_gamerules'}"):
+    for spec in (f"checkpoint:{tmp_path / 'm'}", f"checkpoint:{Path(__file__).resolve().parents[2] / 'checkpoints' / 'contract_gamerules'}"):
         name = bots.load(spec).name
         seen = check_blind_to_hidden("contract_gamerules", [spec, "heuristic", spec, "random"], (2,), rng_seed=3,
                                      only=name)  # fmt: skip

@@ -50,7 +50,7 @@ from rummy_env.replay import GameLogError, read_log, record_game, replay, save_l
 from rummy_env.rules import PROFILES, get_rules
 from rummy_env.rules.bounds import CONTINENTAL_BOUNDS, CONTRACT_BOUNDS, RulesError, bound_of
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

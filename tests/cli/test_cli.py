@@ -13,7 +13,7 @@ import pytest
 from rummy_env.cli import commands as cli
 from rummy_env.evaluation import bots_eval
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _rummy(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
