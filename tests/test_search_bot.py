@@ -2,12 +2,15 @@
 profile and player count, and hidden information -- its action does not change when the cards its seat cannot see
 are redealt (while a variant that reads the true hidden cards is caught by the same check).
 
-The searches here are tiny (a few rollouts of a few decisions): the tests check behaviour, not strength; strength and
-decision time are measured by the commands in ``docs/guides/bots.md``.
+The searches here are tiny (a few rollouts): the tests check behaviour, not strength; strength, decision time and the
+false-acceptance rate are measured by the commands in ``docs/guides/bots.md``. The acceptance test, the budget and
+the inference have their own files (``tests/test_search_acceptance.py``, ``tests/test_search_inference.py``), the
+fast rollout policy too (``tests/test_search_rollout.py``).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -15,7 +18,7 @@ import pytest
 
 import rummy_env
 from rummy_env import bots
-from rummy_env.bots.search import MAX_BUDGET, SearchBot, SearchBudgetError, canonical_json
+from rummy_env.bots.search import MAX_BUDGET, MAX_SECONDS, Budget, SearchBot, SearchBudgetError, canonical_json
 from rummy_env.registry import GAMES, game
 
 #: every profile and player count, one short session each (contract: round 1; continental: one deal)
@@ -34,12 +37,14 @@ def _env(profile: str, n: int, seed: int) -> Any:
 
 
 def _tiny(seed: int, profile: str) -> SearchBot:
-    """A search small enough for a test: 2 rollouts of 2 decisions a candidate round, and in ``contract`` (two
-    stages) a final comparison with rollouts of 4 decisions; ``continental``: the static evaluation right after the
-    action (its heuristic is the slow part)."""
+    """A search small enough for a test: 12 rollouts a decision, in ``contract`` to the end of the round with the
+    fast policy, in ``contract_gamerules`` 4 decisions of its heuristic, in ``continental`` none (the static value
+    right after the move: its heuristic is the slow part)."""
     if profile == "continental":
-        return SearchBot(seed, budget=2, horizon=0)
-    return SearchBot(seed, budget=2, horizon=2, final_horizon=4)
+        return SearchBot(seed, budget=12, horizon=0)
+    if profile == "contract_gamerules":
+        return SearchBot(seed, budget=12, horizon=4)
+    return SearchBot(seed, budget=12)
 
 
 # loading -------------------------------------------------------------------------------------------------------
@@ -47,20 +52,26 @@ def test_loads_by_id_with_and_without_a_budget():
     plain = bots.load("search", seed=3)
     assert isinstance(plain, SearchBot) and plain.budget is None and plain.name == "search"
     sized = bots.load("search:200", seed=3)
-    assert isinstance(sized, SearchBot) and sized.budget == 200 and sized.name == "search:200"
-    assert bots.load(f"search:{MAX_BUDGET}").budget == MAX_BUDGET
+    assert isinstance(sized, SearchBot) and sized.budget == Budget(rollouts=200) and sized.name == "search:200"
+    assert bots.load(f"search:{MAX_BUDGET}").budget == Budget(rollouts=MAX_BUDGET)
+    timed = bots.load("search:0.5s", seed=3)
+    assert timed.budget == Budget(seconds=0.5) and timed.name == "search:0.5s"
+    assert bots.load("search:1s").name == "search:1s" and bots.load("search:2.5s").budget == Budget(seconds=2.5)
     assert "search" in bots.known_ids()
     assert isinstance(sized, bots.Bot)
 
 
 @pytest.mark.parametrize("spec", ["search:0", "search:-5", "search:abc", "search:1.5", "search:", "search:1e3",
-                                  f"search:{MAX_BUDGET + 1}"])
+                                  f"search:{MAX_BUDGET + 1}", "search:0s", "search:-1", "search:-1s", "search:0.0s",
+                                  "search:abcs", "search:s", f"search:{MAX_SECONDS + 1:g}s", "search:infs",
+                                  "search:nans", "search:1 s", "search:1ms"])
 def test_bad_budgets_raise_a_clear_error(spec):
     with pytest.raises(SearchBudgetError) as err:
         bots.load(spec)
     assert isinstance(err.value, ValueError)
     message = str(err.value)
     assert repr(spec.partition(":")[2]) in message and f"1 to {MAX_BUDGET}" in message and "'search'" in message
+    assert "'search:1s'" in message and "'search:0.5s'" in message
 
 
 def test_no_decision_for_an_agent_not_to_move():
@@ -132,7 +143,7 @@ class LeakySearch(SearchBot):
         raw = env.unwrapped
         return raw.game.load_state(raw.game_state(), raw.rules)
 
-    def determinize(self, root: Any, seat: int, rng: np.random.Generator) -> Any:
+    def determinize(self, root: Any, seat: int, rng: np.random.Generator, view: Any = None, pool: Any = None) -> Any:
         return root.clone()
 
 
@@ -170,10 +181,11 @@ def _hidden_info_changes(make_bot, profile: str, n: int, positions: int, resampl
 
 
 def _judge(bot_class: type, profile: str) -> Any:
-    """Bots of the hidden-information checks: always the best mean (no margin, no deference to the heuristic, so
-    that any dependence on the hidden cards shows), short rollouts in one stage."""
-    horizon = 1 if profile == "continental" else 6
-    return lambda: bot_class(9, budget=4, horizon=horizon, final_horizon=horizon, margin=-1e9)
+    """Bots of the hidden-information checks: every legal move a candidate, and the best screened move always
+    played (no test, no deference to the heuristic), so that any dependence on the hidden cards shows; short
+    rollouts outside ``contract``."""
+    horizon = {"continental": 1, "contract_gamerules": 6}.get(profile)
+    return lambda: bot_class(9, budget=24, horizon=horizon, t_crit=-math.inf, min_pairs=0, margin=-1e9, triage=False)
 
 
 @pytest.mark.parametrize(("profile", "n"), [("contract", 4), ("contract_gamerules", 3), ("continental", 4)])
@@ -242,12 +254,14 @@ def test_going_out_before_the_last_round_is_valued_by_that_rounds_result(profile
             continue
     bot = SearchBot(0, budget=4, horizon=3)
     root = bot.root_state(env, seat)
-    det = bot.determinize(root, seat, np.random.default_rng(0))
+    view = env.unwrapped.public_view(env.agent_selection)
+    det = bot.determinize(root, seat, np.random.default_rng(0), view)
     st = det.clone()
     st.apply(action)
     result = st.round_results[0]
     amounts = result.get("penalties", result.get("payments"))
     want = -float(amounts[seat]) if game(profile).lower_is_better else float(amounts[seat])
-    assert bot.rollout(st.clone(), seat, 3, profile, round_index=0) == want
-    _, means = bot.search(root, seat, list(np.flatnonzero(env.action_mask(env.agent_selection))), action, profile)
-    assert means[action] == want  # every determinization ends the round with the same result for the seat
+    assert bot.rollout(st.clone(), seat, profile, round_index=0) == (want, 0)
+    others = [a for a in view.legal if a != action][:1]
+    values = bot.screen(root, view, [action, *others], dets=3)
+    assert values[action] == [want] * 3  # every determinization ends the round with the same result for the seat

@@ -1,151 +1,218 @@
-"""The ``search`` bot: determinized Monte-Carlo search over the engine's ``clone()``, with heuristic rollouts.
+"""The ``search`` bot: the heuristic's move, left only for a move that paired rollouts show better with a stated test.
 
-At every decision with more than one legal action the bot
+At a decision with more than one legal action the bot
 
-1. builds a *canonical* position from what its seat may know: the env's JSON state (``game_state()``) with every
-   card the seat cannot see (the stock order, the opponents' cards not publicly known to be in their hands) pooled,
-   sorted and dealt back in a fixed order, and the engine's generator replaced by one of the bot's own; nothing of
-   the true hidden cards survives this step, so everything after it depends on the seat's knowledge only;
-2. samples *determinizations* of it with ``state.resample_hidden(seat, rng)`` (hidden cards redealt at random,
-   consistently with the seat's view: hand sizes, publicly known cards, the table and the piles stay);
-3. scores each candidate action by *rollouts*: on a determinization the action is applied and the game is played
-   on by the profile's heuristic (every seat) for at most ``horizon`` decisions or to the end of the round; the
-   rollout's value is the seat's round score if the round ended (its penalty or payment, in the profile's score
-   direction: ``game(profile).lower_is_better``), else a static evaluation (contract: minus the penalty of the
-   cards left in hand; continental: minus the hand's distance to going out);
-4. spreads the budget over the candidates by *sequential halving* (every surviving candidate gets the same
-   determinizations, so differences are paired; the worse half is dropped each round), always keeping the
-   heuristic's own choice, and plays the best mean -- but the heuristic's choice unless the best beats it, paired
-   over the same determinizations, by more than ``margin`` points plus one standard error. Where a profile has a
-   longer ``FINAL_HORIZON`` (``contract``: to the end of the round), half the budget screens the candidates with
-   the short rollouts and the best two and the heuristic's choice are then compared on the other half with
-   rollouts played to the end of the round (the short rollouts' static evaluation is too myopic to decide there:
-   it would dump high cards and never buy).
+1. asks the heuristic for its move (the *prior*) and lists the *plausible* other moves (``candidates``): the other
+   draw or the buy/pass when the card could help the hand (a joker, a same-rank natural for group contracts, a
+   same-suit neighbour for run contracts, a card that fits the table once down), every other discard, and delaying
+   an opening; lay-offs, joker moves, the opening's later melds and going out stay the heuristic's. With no
+   plausible alternative it plays the prior without searching;
+2. builds a *canonical* position from what its seat may know (``canonical.canonical_json``: the hidden cards pooled,
+   sorted and dealt back, the engine's generator replaced by one of the bot's own) and samples *determinizations*
+   of it weighted by what the opponents revealed (``search_inference``: their discards, refusals of the discard top,
+   passes in buy windows and the cards they took, scored under a count model of the heuristic's play);
+3. *screens* the candidates by sequential halving: each round rolls the surviving candidates and the prior out to the
+   end of the round on a few fresh determinizations (the same ones for all: paired) and drops the worse half by
+   mean gain over the prior, down to one *challenger*; if it does not beat the prior on the screen, the prior is
+   played;
+4. *confirms* the challenger against the prior on fresh determinizations (so the screen's selection does not bias
+   the test), each pair rolled out with common random numbers (the same determinization and engine generator; the
+   rollout policy draws nothing), and plays it only if the paired differences pass a one-sided t-test:
 
-The bot may read the true engine state only through the env's JSON state, and only to build the canonical
-position (its own hand and public facts are kept, the rest is overwritten before anything is computed).
+       accept  iff  n >= MIN_PAIRS  and  mean(d) - margin > T_CRIT * sd(d) / sqrt(n)
 
-Bot ids: ``search`` (the profile's default budget, 0.2-0.3 CPU-s a decision measured on 2026-12-01 on a 2-core AMD EPYC; see
-``DEFAULT_BUDGET``) and ``search:N`` (``N`` rollouts a decision, ``1 <= N <= MAX_BUDGET``). A bad budget raises
-``SearchBudgetError`` (a ``ValueError``). The bot is deterministic for a seed: the same seed and the same game give
-the same actions, whatever the hidden cards are (``tests/test_search_bot.py``).
+   with ``T_CRIT = 2`` and ``MIN_PAIRS = 8``. Confirmation stops early, keeping the prior, once the challenger is
+   clearly not better (mean + T_CRIT * se < 0 after 8 pairs or more), which never adds an acceptance.
+
+**Nominal false-acceptance rate.** When the challenger is in truth no better than the prior (the mean paired
+difference of its rollouts is <= 0), one decision accepts it with probability at most P(T_{n-1} > 2): 4.3 % at
+n = 8 pairs, 3.2 % at 16, 2.6 % at 40 and 2.3 % as n grows (Student's t; rollout differences are close enough to
+normal at these n that the measured rate is what matters -- ``docs/guides/bots.md`` reports it on positions whose
+every move was valued in the true state). One test is made per decision, so this bounds the share of decisions
+that leave the heuristic's move for one that is no better *under the rollouts' model*; the rollouts (the fast
+policy, ``rollout.FastContractPolicy``, in ``contract``) and the count model of the opponents are models, so the
+true-value rate is measured, not assumed.
+
+**Budget.** ``search:N``: ``N`` rollouts a decision; ``search:Xs`` (``search:1s``, ``search:0.5s``): ``X`` seconds of
+rollouts a decision, counted as ``X * STEPS_PER_SECOND[profile]`` rollout decisions (each rollout also counts
+``ROLLOUT_OVERHEAD`` for its determinization and copy), so the bot stays deterministic for a seed: the same seed and
+game give the same actions on any machine, and the time taken is the budget on the reference machine (a 2-core AMD
+EPYC, scaled by a machine's speed elsewhere). ``search`` is ``DEFAULT_BUDGET`` of the profile. A share
+``SCREEN_SHARE`` of the budget screens (2 to ``SCREEN_DETS`` determinizations a halving round), the rest confirms. A
+decision with no plausible alternative spends nothing, so the budget goes to the draws, buys, discards and openings.
+
+**Rollouts.** In ``contract`` the fast policy (``rollout.py``: about 5.5 times the heuristic's rollouts a second, not
+distinguishable from it in strength over 400 sessions) plays every seat to the end of the round; elsewhere the
+profile's heuristic, to the end of the round or for at most ``HORIZON`` decisions where the profile has one
+(``continental``: its heuristic takes ~10 ms a decision), then a static value (contract family: minus the penalty
+in hand; continental: minus the hand's distance to going out). A rollout's value is the seat's score of the round in the profile's direction (``game(profile).lower_is_better``).
+
+Bad ids raise ``SearchBudgetError`` (a ``ValueError``) naming what is allowed. The bot reads the true engine state
+only through the env's JSON state, and only to build the canonical position: its choices cannot depend on the true
+hidden cards (``tests/test_search_bot.py``).
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter
-from typing import Any
+import re
+import time
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..registry import game
+from .canonical import canonical_json, canonical_state
 from .heuristic import POLICIES
+from .rollout import FAST_POLICIES, play_out
+from .search_inference import EventLog, hidden_pool, weighted_determinization
 from .view import public_view
 
-#: rollouts a decision for the plain id ``search``, per profile (about 0.1-0.5 s a decision on the 2-core machine)
-DEFAULT_BUDGET: dict[str, int] = {"contract": 16, "contract_gamerules": 32, "continental": 12}
-#: rollouts a decision when the profile has no entry in ``DEFAULT_BUDGET``
-FALLBACK_BUDGET = 32
-#: rollout length in decisions (after the candidate action) of the screening, per profile
-HORIZON: dict[str, int] = {"contract": 24, "contract_gamerules": 24, "continental": 3}
-FALLBACK_HORIZON = 16
-#: rollout length of the final comparison where it is longer than ``HORIZON`` (else one stage): contract plays
-#: the finalists to the end of the round (400 decisions is more than any round takes)
-FINAL_HORIZON: dict[str, int] = {"contract": 400}
-#: the largest budget an id may ask for
+#: the plain id ``search``'s budget per profile (an id's argument: ``"1s"`` one second of rollouts a decision)
+DEFAULT_BUDGET: dict[str, str] = {"contract": "1s", "contract_gamerules": "1s", "continental": "1s"}
+FALLBACK_BUDGET = "1s"
+#: rollout decisions a second of budget buys, per profile (measured on the reference machine: fast-policy rollouts in
+#: ``contract``, heuristic rollouts elsewhere)
+STEPS_PER_SECOND: dict[str, int] = {"contract": 120_000, "contract_gamerules": 11_000, "continental": 400}
+FALLBACK_STEPS_PER_SECOND = 1_000
+#: what a rollout costs besides its decisions (its determinization and copy), in rollout decisions
+ROLLOUT_OVERHEAD = 15
+#: rollout length cap per profile (decisions after the candidate move; none: to the end of the round)
+HORIZON: dict[str, int] = {"continental": 3}
+#: the acceptance test: t threshold, least number of pairs, least mean gain (points)
+T_CRIT = 2.0
+MIN_PAIRS = 8
+MARGIN = 0.0
+#: the budget's share spent screening the candidates, and the most determinizations of a screening round
+SCREEN_SHARE = 0.3
+SCREEN_DETS = 16
+#: redeals of the hidden cards per determinization among which the inference picks one, and what each costs of a
+#: seconds budget (in rollout decisions)
+PROPOSALS = 16
+PROPOSAL_COST = 2
+#: the largest budgets an id may ask for
 MAX_BUDGET = 100_000
-#: points by which another action must beat the heuristic's choice (mean rollout value) to be played instead
-MARGIN = 0.5
+MAX_SECONDS = 600.0
 
 
 class SearchBudgetError(ValueError):
-    """A ``search:N`` id whose budget is not a whole number of rollouts in the allowed range."""
+    """A ``search:ARG`` id whose budget is neither a whole number of rollouts nor a number of seconds in range."""
 
 
-def parse_budget(arg: str | None) -> int | None:
+class Budget(NamedTuple):
+    """A decision's budget: ``rollouts`` a decision, or ``seconds`` of rollouts a decision (one of the two)."""
+
+    rollouts: int | None = None
+    seconds: float | None = None
+
+    def limit(self, profile: str) -> tuple[float, bool]:
+        """(the budget in its unit, whether the unit is rollout decisions rather than rollouts)."""
+        if self.seconds is not None:
+            return self.seconds * STEPS_PER_SECOND.get(profile, FALLBACK_STEPS_PER_SECOND), True
+        return float(self.rollouts or 0), False
+
+
+_SECONDS = re.compile(r"(\d+(\.\d+)?|\.\d+)s")
+
+
+def parse_budget(arg: str | None) -> Budget | None:
     """The budget of the id ``search:ARG`` (None for the plain ``search``: the profile's default)."""
     if arg is None:
         return None
     text = arg.strip()
-    if not text.isdigit() or not 1 <= int(text) <= MAX_BUDGET:
-        raise SearchBudgetError(
-            f"bad search budget {arg!r} in 'search:{arg}': allowed is a whole number of rollouts per decision, "
-            f"1 to {MAX_BUDGET} (e.g. 'search:200'), or plain 'search' for the profile's default {DEFAULT_BUDGET}"
-        )
-    return int(text)
+    if text.isascii() and text.isdigit() and 1 <= int(text) <= MAX_BUDGET:
+        return Budget(rollouts=int(text))
+    if text.isascii() and _SECONDS.fullmatch(text) and 0 < float(text[:-1]) <= MAX_SECONDS:
+        return Budget(seconds=float(text[:-1]))
+    raise SearchBudgetError(
+        f"bad search budget {arg!r} in 'search:{arg}': allowed is a whole number of rollouts per decision, 1 to "
+        f"{MAX_BUDGET} (e.g. 'search:200'), a number of seconds per decision above 0 and at most {MAX_SECONDS:g} "
+        f"(e.g. 'search:1s', 'search:0.5s'), or plain 'search' for the profile's default {DEFAULT_BUDGET}"
+    )
 
 
-def canonical_json(data: dict[str, Any], seat: int) -> dict[str, Any]:
-    """The JSON state ``data`` with everything ``seat`` cannot see replaced by a fixed arrangement.
+class Decision(NamedTuple):
+    """What one search decided: the action played, the heuristic's ``prior``, the challenger tested (-1: none),
+    the confirmation's pairs, mean paired gain and t statistic, and whether the challenger was accepted."""
 
-    The hidden cards (the stock and the opponents' cards not listed in ``known``) are pooled, sorted and dealt
-    back: each opponent keeps its known cards and gets the next cards of the pool for its hidden ones, the rest
-    is the stock. The engine's generator (``rng``: future shuffles and deals) is dropped. The result depends only
-    on what ``seat`` may know; hand sizes and known cards are unchanged.
-    """
-    out = dict(data)
-    out.pop("rng", None)
-    hands = [list(h) for h in data["hands"]]
-    known = data.get("known") or [[] for _ in hands]
-    pool: list[str] = list(data.get("stock", []))
-    hidden_sizes = []
-    for p, hand in enumerate(hands):
-        if p == seat:
-            hidden_sizes.append(0)
-            continue
-        hidden = Counter(hand)
-        hidden.subtract(Counter(known[p]))
-        pool.extend(hidden.elements())
-        hidden_sizes.append(len(hand) - len(known[p]))
-    pool.sort()
-    i = 0
-    for p, size in enumerate(hidden_sizes):
-        if p != seat:
-            hands[p] = sorted(known[p]) + pool[i : i + size]
-            i += size
-    out["hands"] = hands
-    out["stock"] = pool[i:]
-    return out
+    action: int
+    prior: int
+    challenger: int = -1
+    pairs: int = 0
+    mean: float = 0.0
+    t: float = 0.0
+    accepted: bool = False
+
+
+class _Meter:
+    """The budget left in a decision: rollouts, or rollout decisions (each rollout also costing its overhead)."""
+
+    def __init__(self, limit: float, in_steps: bool):
+        self.left = limit
+        self.in_steps = in_steps
+
+    def spend(self, steps: int) -> None:
+        self.left -= steps + ROLLOUT_OVERHEAD if self.in_steps else 1
+
+    def rollouts_for(self, share: float, per_rollout: float) -> int:
+        """How many rollouts ``share`` of what is left buys at ``per_rollout`` decisions each."""
+        if not self.in_steps:
+            return int(self.left * share)
+        return int(self.left * share / (per_rollout + ROLLOUT_OVERHEAD))
+
+
+def paired_test(diffs: list[float], margin: float = MARGIN, t_crit: float = T_CRIT, min_pairs: int = MIN_PAIRS
+                ) -> tuple[bool, float, float]:
+    """(accepted, mean, t) of the one-sided paired t-test of ``diffs`` (challenger minus prior): accepted iff at
+    least ``min_pairs`` pairs and ``mean - margin > t_crit * sd / sqrt(n)`` (t is infinite when sd is 0)."""
+    n = len(diffs)
+    if n == 0:
+        return False, 0.0, 0.0
+    mean = sum(diffs) / n
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1)) if n > 1 else 0.0
+    gain = mean - margin
+    t = gain / (sd / math.sqrt(n)) if sd > 0 else (math.inf if gain > 0 else -math.inf if gain < 0 else 0.0)
+    return n >= min_pairs and gain > 0 and t > t_crit, mean, t
 
 
 class SearchBot:
-    """Determinized Monte-Carlo search with heuristic rollouts (module docstring); deterministic for a seed.
+    """The heuristic, left only for a challenger that passes a paired t-test on rollouts (module docstring).
 
-    ``budget``: rollouts a decision (None: ``DEFAULT_BUDGET`` of the profile); ``horizon``: rollout length in
-    decisions (None: ``HORIZON`` of the profile); ``margin``: how much better (points) another action must look
-    than the heuristic's choice to be played.
-    """
+    ``budget``: a ``Budget`` or an int (rollouts a decision; None: ``DEFAULT_BUDGET`` of the profile); ``horizon``:
+    rollout length cap (None: ``HORIZON`` of the profile, else the end of the round); ``t_crit``, ``min_pairs``,
+    ``margin``: the acceptance test; ``proposals``: redeals per determinization for the inference (1: uniform
+    determinizations); ``triage=False``: every legal move is a candidate. Deterministic for a seed."""
 
     name = "search"
 
     def __init__(
-        self,
-        seed: int | None = 0,
-        budget: int | None = None,
-        horizon: int | None = None,
-        margin: float = MARGIN,
-        final_horizon: int | None = None,
+        self, seed: int | None = 0, budget: Budget | int | None = None, horizon: int | None = None,
+        t_crit: float = T_CRIT, min_pairs: int = MIN_PAIRS, margin: float = MARGIN, proposals: int = PROPOSALS,
+        triage: bool = True,
     ):
-        self.budget = budget
+        self.budget = Budget(rollouts=budget) if isinstance(budget, int) else budget
         self.horizon = horizon
-        self.final_horizon = final_horizon
-        self.margin = float(margin)
-        if budget is not None:
-            self.name = f"search:{budget}"
+        self.t_crit, self.min_pairs, self.margin = float(t_crit), int(min_pairs), float(margin)
+        self.proposals = int(proposals)
+        self.triage = bool(triage)
+        if self.budget is not None:
+            b = self.budget
+            self.name = f"search:{b.rollouts}" if b.rollouts is not None else f"search:{b.seconds:g}s"
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        """Re-seed (a new session): the bot's generator and its heuristic (rollouts and the root's choice)."""
+        """Re-seed (a new session): the generator, the heuristics, the fast policy's memo and the event log."""
         self.seed = seed
         self.rng = np.random.Generator(np.random.PCG64(seed))
         self._policies: dict[tuple[str, int], Any] = {}
-        self._games: dict[str, Any] = {}
+        self._fast: dict[str, Any] = {}
+        self.log = EventLog()
+        #: per decision with a choice: the ``Decision`` and its CPU seconds (for measurements; never read by the bot)
+        self.decisions: list[tuple[Decision, float]] = []
 
     # the parts a decision is made of --------------------------------------------------------------------------
     def _policy(self, profile: str, seat: int = -1) -> Any:
-        """The heuristic of the root's decisions (``seat=-1``) or of ``seat`` in the rollouts: one instance each,
-        as a heuristic that remembers the round (``contract_gamerules``) expects to play one seat."""
+        """The heuristic of the root's decisions (``seat=-1``) or of ``seat`` in the rollouts."""
         key = (profile, seat)
         policy = self._policies.get(key)
         if policy is None:
@@ -155,31 +222,24 @@ class SearchBot:
             policy = self._policies[key] = factory(np.random.Generator(np.random.PCG64(self.rng.integers(2**63))))
         return policy
 
-    def _game(self, profile: str) -> Any:
-        g = self._games.get(profile)
-        if g is None:
-            g = self._games[profile] = game(profile)
-        return g
-
     def root_state(self, env: Any, seat: int) -> Any:
-        """The canonical engine state of ``env`` for ``seat`` (``canonical_json``), ready to be resampled."""
-        raw = env.unwrapped
-        g = self._game(raw.profile)
-        data = canonical_json(raw.game_state(), seat)
-        return g.load_state(data, raw.rules, seed=int(self.rng.integers(2**63)))
+        """The canonical engine state of ``env`` for ``seat`` (``canonical_json``), ready to be determinized."""
+        return canonical_state(env.unwrapped, seat, seed=int(self.rng.integers(2**63)))
 
-    def determinize(self, root: Any, seat: int, rng: np.random.Generator) -> Any:
-        """One sample of the hidden cards of ``root`` consistent with ``seat``'s knowledge."""
-        return root.resample_hidden(seat, rng)
+    def determinize(self, root: Any, seat: int, rng: np.random.Generator, view: Any = None, pool: Any = None) -> Any:
+        """One determinization of ``root`` for ``seat``, weighted by the opponents' events (``search_inference``)
+        when ``view`` is given, uniform otherwise."""
+        if view is None:
+            return root.resample_hidden(seat, rng)
+        return weighted_determinization(root, seat, rng, self.log, view, self.proposals, pool)
 
     def evaluate(self, st: Any, seat: int, round_index: int, profile: str) -> float:
         """The value of ``st`` for ``seat`` (higher is better): its score of round ``round_index`` if that round is
         over, else a static estimate in the same units."""
-        g = self._game(profile)
+        g = game(profile)
         if len(st.round_results) > round_index:
             res = st.round_results[round_index]
-            amounts = res.get("penalties", res.get("payments"))
-            amount = float(amounts[seat])
+            amount = float(res.get("penalties", res.get("payments"))[seat])
             return -amount if g.lower_is_better else amount
         penalty = getattr(st, "penalty", None)  # the contract family's engines count a hand's penalty points
         if penalty is not None:
@@ -190,116 +250,220 @@ class SearchBot:
             return -float(planner(view).distance(view.hand))
         return 0.0
 
-    def rollout(self, st: Any, seat: int, horizon: int, profile: str, round_index: int | None = None) -> float:
-        """Play ``st`` on with the heuristic for at most ``horizon`` decisions (or to the end of round
-        ``round_index``, default the round ``st`` is in); its value for that round. A candidate action that ended
-        the round is valued by that round's result: pass the index of the round it was taken in."""
+    def rollout(self, st: Any, seat: int, profile: str, round_index: int | None = None, seed: int = 0
+                ) -> tuple[float, int]:
+        """Play ``st`` on to the end of round ``round_index`` (default: the round ``st`` is in) or ``horizon``
+        decisions: (its value for ``seat``, the decisions played). ``seed`` re-seeds the heuristics' tie-breaks (the
+        same seed for both moves of a pair: common random numbers); the fast policy draws nothing."""
         if round_index is None:
             round_index = len(st.round_results)
-        for _ in range(horizon):
-            if st.is_terminal() or len(st.round_results) > round_index:
-                break
+        horizon = self.horizon if self.horizon is not None else HORIZON.get(profile)
+        fast = FAST_POLICIES.get(profile)
+        if fast is not None and horizon is None:
+            policy = self._fast.get(profile)
+            if policy is None:
+                policy = self._fast[profile] = fast()
+            steps = play_out(st, policy, round_index)
+            return self.evaluate(st, seat, round_index, profile), steps
+        steps = 0
+        reseeded: set[int] = set()
+        while (horizon is None or steps < horizon) and not st.is_terminal() and len(st.round_results) <= round_index:
             legal = st.legal_actions()
             mover = st.current_player
-            action = legal[0] if len(legal) == 1 else self._policy(profile, mover).decide(st.public_view(mover))
+            if len(legal) == 1:
+                action = legal[0]
+            else:
+                policy = self._policy(profile, mover)
+                if mover not in reseeded:
+                    policy.rng = np.random.Generator(np.random.PCG64([seed, mover]))
+                    reseeded.add(mover)
+                action = policy.decide(st.public_view(mover))
             st.apply(action)
-        return self.evaluate(st, seat, round_index, profile)
+            steps += 1
+        return self.evaluate(st, seat, round_index, profile), steps
 
-    def search(self, root: Any, seat: int, legal: list[int], prior: int, profile: str) -> tuple[int, dict[int, float]]:
-        """Choose among ``legal`` from the canonical ``root``: the chosen action and each finalist's mean value.
+    # choosing -------------------------------------------------------------------------------------------------
+    def candidates(self, view: Any, prior: int) -> list[int]:
+        """The prior first, then the plausible other moves of ``view`` (module docstring, step 1)."""
+        lay = view.layout
+        legal = list(view.legal)
+        if not self.triage:
+            return [prior] + [a for a in legal if a != prior]
+        if view.phase not in ("draw", "buy", "act"):
+            return [prior]
+        if hasattr(lay, "LAY_OFF") and (lay.LAY_OFF <= prior < lay.DISCARD or prior == lay.GO_OUT):
+            return [prior]  # lay-offs, joker swaps and going out stay the heuristic's
+        draws = {lay.DRAW_DISCARD, getattr(lay, "BUY", -2)}
+        out = [prior]
+        for a in legal:
+            if a == prior or (hasattr(lay, "LAY_OFF") and lay.MELD <= a < lay.DISCARD):
+                continue
+            if a in draws and not _could_help(view, view.discard_top if a == lay.DRAW_DISCARD else view.offered):
+                continue
+            out.append(a)
+        return out
 
-        Sequential halving with rollouts of ``horizon`` decisions; where the profile's ``FINAL_HORIZON`` is longer
-        (contract: to the end of the round), half the budget screens the candidates so, and the best two of them
-        and the heuristic's ``prior`` are then played out on the other half with the long rollouts. Another action
-        than the prior is chosen only if its paired mean gain over the prior (the same determinizations, the last
-        stage) exceeds ``margin`` plus one standard error."""
-        budget = self.budget if self.budget is not None else DEFAULT_BUDGET.get(profile, FALLBACK_BUDGET)
-        horizon = self.horizon if self.horizon is not None else HORIZON.get(profile, FALLBACK_HORIZON)
-        final = self.final_horizon if self.final_horizon is not None else FINAL_HORIZON.get(profile, horizon)
-        if final <= horizon:
-            return self._halving(root, seat, legal, prior, profile, budget, horizon)
-        finalists = list(legal)
-        if len(legal) > 2:
-            _, screened = self._halving(root, seat, legal, prior, profile, max(1, budget // 2), horizon)
-            finalists = sorted(screened, key=lambda a: (-screened[a], a != prior, a))[:2]
-            if prior not in finalists:
-                finalists.append(prior)
-            budget -= budget // 2
-        return self._halving(root, seat, finalists, prior, profile, max(budget, 2 * len(finalists)), final, rounds=1)
-
-    def _halving(
-        self, root: Any, seat: int, legal: list[int], prior: int, profile: str, budget: int, horizon: int,
-        rounds: int | None = None,
-    ) -> tuple[int, dict[int, float]]:
-        """Sequential halving over ``legal`` (``rounds`` rounds; default log2 of the candidates), ``budget``
-        rollouts of ``horizon`` decisions in all (at least one per candidate and round)."""
-        alive = list(legal)
-        values: dict[int, list[float]] = {a: [] for a in alive}
-        if rounds is None:
-            rounds = max(1, math.ceil(math.log2(len(alive))))
-        spent = 0
-        for r in range(rounds):
-            per = max(1, (budget - spent) // (len(alive) * (rounds - r)))
-            for _ in range(per):
-                det = self.determinize(root, seat, self.rng)
-                round_index = len(det.round_results)  # the round of the decision, even if ``a`` ends it
-                for a in alive:
-                    st = det.clone()
-                    st.apply(a)
-                    values[a].append(self.rollout(st, seat, horizon, profile, round_index))
-                    spent += 1
-            if r < rounds - 1:  # drop the worse half (the heuristic's choice stays in)
-                ranked = sorted(alive, key=lambda a: (-sum(values[a]) / len(values[a]), a != prior, a))
-                keep = ranked[: max(1, math.ceil(len(alive) / 2))]
-                if prior in alive and prior not in keep:
-                    keep.append(prior)
-                alive = keep
-        means = {a: sum(values[a]) / len(values[a]) for a in alive}
-        best = max(alive, key=lambda a: (means[a], a == prior, -a))
-        if best != prior and prior in means and not self._clearly_better(values[best], values[prior]):
-            best = prior
-        return best, means
-
-    def _clearly_better(self, cand: list[float], prior: list[float]) -> bool:
-        """Paired test on the determinizations both were played on (a finalist was played on all of them)."""
-        m = min(len(cand), len(prior))
-        if m < 2:
-            return False
-        diffs = [c - p for c, p in zip(cand[-m:], prior[-m:])]
-        mean = sum(diffs) / m
-        sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (m - 1))
-        return mean > self.margin + sd / math.sqrt(m)
-
-    def act(self, env: Any, agent: str) -> int:
-        """The searched legal action of ``agent`` (the player to move), from its seat's knowledge only."""
+    def choose(self, env: Any, agent: str) -> Decision:
+        """The searched decision of ``agent`` (the player to move), from its seat's knowledge only."""
         view = public_view(env, agent)
         if not view.legal:
             raise ValueError(f"{agent} has no legal action: it is not its decision")
+        self.log.observe(view)
         legal = list(view.legal)
         if len(legal) == 1:
-            return legal[0]
-        profile = view.profile
-        seat = view.seat
-        prior = self._policy(profile).decide(view)
-        root = self.root_state(env, seat)
-        best, _ = self.search(root, seat, legal, prior, profile)
-        return int(best)
+            return Decision(legal[0], legal[0])
+        start = time.process_time()
+        prior = self._policy(view.profile).decide(view)
+        cands = self.candidates(view, prior)
+        if len(cands) < 2:
+            decision = Decision(prior, prior)
+        else:
+            decision = self.search_view(self.root_state(env, view.seat), view, cands)
+        self.decisions.append((decision, time.process_time() - start))
+        return decision
+
+    def act(self, env: Any, agent: str) -> int:
+        """The searched legal action of ``agent`` (the player to move), from its seat's knowledge only."""
+        return int(self.choose(env, agent).action)
+
+    def search(self, root: Any, seat: int, legal: list[int], prior: int, profile: str) -> tuple[int, dict[int, float]]:
+        """The search of ``seat``'s decision among ``legal`` from the canonical ``root``, with the heuristic's
+        ``prior`` (the form ``rummy_env.distill`` asks): (the action, {move: mean paired gain over the prior} of the
+        prior and the challenger tested). ``legal`` must be the decision's legal actions (the candidates are chosen
+        among them); ``profile`` is the root's."""
+        view = root.public_view(seat)  # the canonical position shows the seat what the true one does
+        cands = [prior] + [a for a in self.candidates(view, prior) if a != prior and a in legal]
+        if len(cands) < 2:
+            return prior, {prior: 0.0}
+        decision = self.search_view(root, view, cands)
+        return decision.action, {prior: 0.0, decision.challenger: decision.mean}
+
+    def search_view(self, root: Any, view: Any, cands: list[int]) -> Decision:
+        """Screen ``cands`` (the prior first), confirm the best challenger on fresh determinizations, and play it
+        only if the paired test accepts it (module docstring, steps 3-4)."""
+        profile, seat, prior = view.profile, view.seat, cands[0]
+        limit, in_steps = (self.budget or parse_budget(DEFAULT_BUDGET.get(profile, FALLBACK_BUDGET))).limit(profile)
+        meter = _Meter(limit, in_steps)
+        pool = hidden_pool(root, seat)
+        challenger, gain = self._halving(root, view, cands, meter, pool)
+        if gain <= self.margin and self.t_crit > -math.inf:
+            return Decision(prior, prior, challenger, 0, gain, 0.0, False)
+        diffs: list[float] = []
+        while meter.left > 0 or len(diffs) < 2:
+            (v_prior, _), (v_chal, _) = self._paired(root, view, [prior, challenger], meter, pool)
+            diffs.append(v_chal - v_prior)
+            if len(diffs) >= 8 and len(diffs) % 4 == 0 and self._futile(diffs):
+                break
+            if not in_steps and meter.left < 2:
+                break
+        accepted, mean, t = paired_test(diffs, self.margin, self.t_crit, self.min_pairs)
+        return Decision(challenger if accepted else prior, prior, challenger, len(diffs), mean, t, accepted)
+
+    def _halving(self, root: Any, view: Any, cands: list[int], meter: _Meter, pool: Any) -> tuple[int, float]:
+        """The screen: sequential halving of the challengers (``cands[1:]``), each round on fresh determinizations
+        shared by the survivors and the prior, the worse half by mean gain over the prior dropped after each round;
+        ``SCREEN_SHARE`` of the budget in all, 2 to ``SCREEN_DETS`` determinizations a round. (best challenger, its
+        mean gain over the prior)."""
+        prior, alive = cands[0], list(cands[1:])
+        rounds = max(1, math.ceil(math.log2(len(alive)))) if len(alive) > 1 else 1
+        share = meter.rollouts_for(SCREEN_SHARE, self._round_length_guess(root))
+        total = {a: 0.0 for a in alive}
+        count = {a: 0 for a in alive}
+        for r in range(rounds):
+            dets = max(2, min(SCREEN_DETS, share // (rounds * (len(alive) + 1))))
+            values = self.screen(root, view, [prior, *alive], dets, meter, pool)
+            for a in alive:
+                total[a] += sum(v - p for v, p in zip(values[a], values[prior]))
+                count[a] += dets
+            alive.sort(key=lambda a: (-total[a] / count[a], a))
+            if r < rounds - 1:
+                alive = alive[: math.ceil(len(alive) / 2)]
+        return alive[0], total[alive[0]] / count[alive[0]]
+
+    def screen(self, root: Any, view: Any, cands: list[int], dets: int, meter: _Meter | None = None,
+               pool: Any = None) -> dict[int, list[float]]:
+        """Every move of ``cands`` rolled out on the same ``dets`` determinizations: its values, in order."""
+        meter = meter if meter is not None else _Meter(math.inf, False)
+        pool = pool if pool is not None else hidden_pool(root, view.seat)
+        values: dict[int, list[float]] = {a: [] for a in cands}
+        for _ in range(dets):
+            for a, (value, _steps) in zip(cands, self._paired(root, view, cands, meter, pool)):
+                values[a].append(value)
+        return values
+
+    def _futile(self, diffs: list[float]) -> bool:
+        """The challenger is clearly not better: its upper bound (mean + t_crit * se) is below 0."""
+        n = len(diffs)
+        mean = sum(diffs) / n
+        sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+        return mean + self.t_crit * sd / math.sqrt(n) < 0
+
+    def _paired(self, root: Any, view: Any, moves: list[int], meter: _Meter, pool: Any) -> list[tuple[float, int]]:
+        """One determinization, each of ``moves`` applied to a copy of it and rolled out with the same generator
+        state and tie-break seed: [(value, decisions)] per move."""
+        seat, profile = view.seat, view.profile
+        det = self.determinize(root, seat, self.rng, view, pool)
+        if meter.in_steps:
+            meter.left -= self.proposals * PROPOSAL_COST
+        round_index = len(det.round_results)  # the round of the decision, even if a move ends it
+        seed = int(self.rng.integers(2**63))
+        out = []
+        for a in moves:
+            st = det.clone()
+            st.apply(a)
+            value, steps = self.rollout(st, seat, profile, round_index, seed)
+            meter.spend(steps)
+            out.append((value, steps))
+        return out
+
+    @staticmethod
+    def _round_length_guess(root: Any) -> float:
+        """Rollout decisions a rollout from ``root`` may take, for sizing the screen: about one per stock card and
+        seat, at least 20."""
+        return max(20.0, 1.2 * len(getattr(root, "stock", ())) * 2)
+
+
+def _could_help(view: Any, card: int) -> bool:
+    """Could taking or buying ``card`` help the seat of ``view``: a joker, a same-rank natural in hand (group
+    contracts), a same-suit card within two positions (run contracts, continental), a card that fits the table
+    once down?"""
+    if card < 0:
+        return False
+    hand = view.hand
+    if card == len(hand) - 1:
+        return True  # the joker kind is the last
+    suit, q = divmod(card, 13)
+    contract = getattr(view, "contract", (0, 1))
+    if contract[0] and any(hand[s * 13 + q] for s in range(4)):
+        return True
+    if contract[1] and any(hand[suit * 13 + (q + d) % 13] for d in (-2, -1, 1, 2)):
+        return True
+    opened = getattr(view, "opened", None)
+    if opened is not None and opened[view.seat]:
+        return True  # once down, the heuristic's own test (it fits the table) decides; kept as a candidate
+    return False
 
 
 def search_factory(arg: str | None, seed: int | None) -> SearchBot:
-    """``bots.load("search")`` / ``bots.load("search:N")``: a ``SearchBot`` with ``N`` rollouts a decision."""
+    """``bots.load("search")`` / ``bots.load("search:N")`` / ``bots.load("search:Xs")``."""
     return SearchBot(seed, budget=parse_budget(arg))
 
 
 __all__ = [
     "SearchBot",
     "SearchBudgetError",
+    "Budget",
+    "Decision",
     "search_factory",
     "parse_budget",
+    "paired_test",
     "canonical_json",
     "DEFAULT_BUDGET",
+    "STEPS_PER_SECOND",
     "HORIZON",
-    "FINAL_HORIZON",
+    "T_CRIT",
+    "MIN_PAIRS",
     "MAX_BUDGET",
+    "MAX_SECONDS",
     "MARGIN",
 ]

@@ -17,6 +17,7 @@ import sys
 import time
 from typing import Any
 
+from ..bots.rollout_bench import bench_rollouts
 from ..core._impl import implementation
 from ..core.files import refuse_overwrite
 from ..engine import new_state
@@ -169,6 +170,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         return _cmd_compare(args)
     if args.learner:
         return _cmd_learner(args)
+    if args.rollouts:
+        return _cmd_rollouts(args)
     if args.opponents is not None:
         raise ValueError("--opponents: only with --learner (the bots on the other seats of each table)")
     if isinstance(args.json, str):
@@ -213,6 +216,23 @@ def _cmd_learner(args: argparse.Namespace) -> int:
     if not args.json:
         print(learner_bench.table(rows))
         print(f"pinned to core {core}; {seconds:g} s per measurement; ratio = adapter / SubprocVecEnv in this run")
+    return 0
+
+
+def _cmd_rollouts(args: argparse.Namespace) -> int:
+    """``rummy bench --rollouts``: full-round rollouts/s of the heuristic and of the search bot's fast rollout policy,
+    interleaved on the same deals in one run (``rummy_env.bots.rollout_bench.bench_rollouts``), per profile."""
+    seconds = 10.0 if args.seconds is None else args.seconds
+    for profile in args.profile or _finished_profiles():
+        res = bench_rollouts(profile, seconds)
+        if args.json:
+            print(json.dumps(res), flush=True)
+            continue
+        fast = res["fast"]
+        line = f"{profile:<20} heuristic {res['heuristic']['rollouts_per_s']:8.1f} rollouts/s"
+        if fast is not None:
+            line += f"   fast policy {fast['rollouts_per_s']:8.1f} rollouts/s   speedup {res['speedup']:.1f}x"
+        print(line, flush=True)
     return 0
 
 
@@ -380,6 +400,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--learner", type=count(1), nargs="+", default=None, metavar="N",
                    help="learner decisions/s of the batched Gymnasium adapter against SB3's SubprocVecEnv over "
                         "SingleAgentEnv, N tables each, one core (needs the train extra)")  # fmt: skip
+    p.add_argument("--rollouts", action="store_true",
+                   help="full-round rollouts/s of the heuristic and of the search bot's fast rollout policy")  # fmt: skip
     p.add_argument("--opponents", nargs="+", default=None, metavar="BOT",
                    help="with --learner: the bots on the other seats (default: random, then heuristic)")  # fmt: skip
     g = p.add_argument_group("--compare: ours beside the peers' gin rummy (PettingZoo, RLCard, OpenSpiel), one core")

@@ -247,3 +247,11 @@ def test_entrant_refusals_are_entrant_errors() -> None:
     assert issubclass(EntrantError, ValueError)
     with pytest.raises(EntrantError, match="entrant 'wizard' cannot be loaded"):
         check_entrants("contract", ["random", "wizard"], 4, {})
+
+
+def test_bench_rollouts_reports_both_policies_in_one_run(capsys) -> None:
+    code, out, err = _rummy(capsys, "bench", "--rollouts", "--profile", "contract", "--seconds", "0.3", "--json")
+    assert code == 0, err
+    res = json.loads(out.strip().splitlines()[-1])
+    assert res["profile"] == "contract" and res["heuristic"]["rollouts"] >= 1 and res["fast"]["rollouts"] >= 1
+    assert res["speedup"] == pytest.approx(res["fast"]["rollouts_per_s"] / res["heuristic"]["rollouts_per_s"])
