@@ -366,3 +366,16 @@ def test_no_sys_path_edits() -> None:
         if hits:
             found[str(path.relative_to(ROOT))] = len(hits)
     assert found == SYS_PATH_EDITS, found
+
+
+#: the tests of the project as a whole, which stay at ``tests/`` (every other test sits in the folder of its layer)
+PROJECT_TESTS = {"test_architecture.py", "test_ci.py", "test_doc_figures.py", "test_docs.py", "test_docs_site.py",
+                 "test_packaging.py"}  # fmt: skip
+
+
+def test_the_tests_mirror_the_package_folders() -> None:
+    tests = ROOT / "tests"
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and any(p.glob("test_*.py"))}
+    assert folders <= set(ALLOWED), f"test folders that are not layers of the package: {sorted(folders - set(ALLOWED))}"
+    loose = {p.name for p in tests.glob("test_*.py")} - PROJECT_TESTS
+    assert not loose, f"tests outside the folder of their layer (tests/<layer>/): {sorted(loose)}"

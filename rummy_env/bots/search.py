@@ -49,7 +49,7 @@ in hand; continental: minus the hand's distance to going out). A rollout's value
 
 Bad ids raise ``SearchBudgetError`` (a ``ValueError``) naming what is allowed. The bot reads the true engine state
 only through the env's JSON state, and only to build the canonical position: its choices cannot depend on the true
-hidden cards (``tests/test_search_bot.py``).
+hidden cards (``tests/bots/test_search_bot.py``).
 """
 
 from __future__ import annotations

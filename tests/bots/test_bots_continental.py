@@ -234,7 +234,7 @@ def test_heuristic_beats_random_by_a_wide_margin():
 # The shipped checkpoint
 # ----------------------------------------------------------------------------------------------------------------
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("name", ["continental"])

@@ -18,7 +18,7 @@ import pytest
 
 from rummy_env import bots
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 _spec = importlib.util.spec_from_file_location("playthrough_record", HERE / "playthroughs" / "record.py")
 record = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = record

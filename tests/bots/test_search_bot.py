@@ -4,8 +4,8 @@ are redealt (while a variant that reads the true hidden cards is caught by the s
 
 The searches here are tiny (a few rollouts): the tests check behaviour, not strength; strength, decision time and the
 false-acceptance rate are measured by the commands in ``docs/guides/bots.md``. The acceptance test, the budget and
-the inference have their own files (``tests/test_search_acceptance.py``, ``tests/test_search_inference.py``), the
-fast rollout policy too (``tests/test_search_rollout.py``).
+the inference have their own files (``tests/bots/test_search_acceptance.py``, ``tests/bots/test_search_inference.py``), the
+fast rollout policy too (``tests/bots/test_search_rollout.py``).
 """
 
 from __future__ import annotations
