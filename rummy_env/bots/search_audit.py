@@ -3,7 +3,7 @@ inference places the hidden cards right, and its margin in a ``rummy tournament`
 
     python -m rummy_env.bots.search_audit false-acceptance --spec search --games 40 --seed 7000 --pairs 32
     python -m rummy_env.bots.search_audit inference --games 30
-    python -m rummy_env.bots.search_audit margin runs/t_search search
+    python -m rummy_env.bots.search_audit margin --entrant search runs/t_search runs/t2_search
 
 ``false_acceptance``: heuristic games of contract round 1 (seeds ``seed`` .. ``seed + games - 1``); seat 0's moves
 are the heuristic's (the bot's prior is played, so the positions are the heuristic's) while the bot decides
@@ -177,17 +177,18 @@ def t975(df: int) -> float:
     return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
 
 
-def tournament_margin(out: str | Path, entrant: str) -> dict[str, Any]:
-    """The margin of ``entrant`` in a ``rummy tournament --out OUT``: per deal set (the rotated sessions of one
-    shoe), its mean per-session total minus the other entrants' mean; the mean over deal sets with a Student-t
-    95 % interval: {"margin", "low", "high", "deal_sets", "sessions"}."""
-    per: dict[str, tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
+def tournament_margin(outs: str | Path | list[str | Path], entrant: str) -> dict[str, Any]:
+    """The margin of ``entrant`` in ``rummy tournament --out OUT`` runs (one folder or several, pooled): per deal
+    set (the rotated sessions of one shoe), its mean per-session total minus the other entrants' mean; the mean over
+    the deal sets with a Student-t 95 % interval: {"margin", "low", "high", "deal_sets", "sessions"}."""
+    per: dict[tuple[str, str], tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
     sessions = set()
-    with open(Path(out) / "sessions.csv", newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            mine, other = per[row["deal_set"]]
-            (mine if row["entrant"] == entrant else other).append(float(row["total"]))
-            sessions.add(row["session"])
+    for out in [outs] if isinstance(outs, str | Path) else outs:
+        with open(Path(out) / "sessions.csv", newline="", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                mine, other = per[(str(out), row["deal_set"])]
+                (mine if row["entrant"] == entrant else other).append(float(row["total"]))
+                sessions.add((str(out), row["session"]))
     d = [statistics.mean(m) - statistics.mean(o) for m, o in per.values() if m and o]
     half = t975(len(d) - 1) * statistics.stdev(d) / math.sqrt(len(d))
     mean = statistics.mean(d)
@@ -207,8 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     inf.add_argument("--games", type=int, default=30)
     inf.add_argument("--proposals", type=int, default=16)
     mg = sub.add_parser("margin")
-    mg.add_argument("out")
-    mg.add_argument("entrant")
+    mg.add_argument("--entrant", default="search")
+    mg.add_argument("outs", nargs="+")
     args = p.parse_args(argv)
     start = time.process_time()
     if args.what == "false-acceptance":
@@ -217,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.what == "inference":
         out = inference_gain(args.games, proposals=args.proposals)
     else:
-        out = tournament_margin(args.out, args.entrant)
+        out = tournament_margin(args.outs, args.entrant)
     print({**out, "cpu_seconds": round(time.process_time() - start, 1)})
     return 0
 

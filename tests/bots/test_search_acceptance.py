@@ -2,8 +2,8 @@
 nominal false-acceptance rate, the bot's acceptance rate when its rollouts cannot tell the moves apart (and its
 power when they can), budgets in rollouts and seconds, and no search where only the heuristic's move is plausible.
 
-The false-acceptance rate against the true value of the moves is measured by ``runs/issue42/false_accept.py``
-(``docs/guides/bots.md``), not here: it takes minutes.
+The false-acceptance rate against the true value of the moves is measured by
+``python -m rummy_env.bots.search_audit false-acceptance`` (``docs/guides/bots.md``), not here: it takes minutes.
 """
 
 from __future__ import annotations

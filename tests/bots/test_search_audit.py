@@ -53,3 +53,7 @@ def test_tournament_margin_is_the_paired_deal_set_difference(tmp_path):
     half = search_audit.t975(2) * math.sqrt(3.0) / math.sqrt(3)  # differences -4, -1, -1: sd sqrt(3)
     assert out["low"] == pytest.approx(-2.0 - half, rel=1e-6) and out["high"] == pytest.approx(-2.0 + half, rel=1e-6)
     assert search_audit.t975(30) == pytest.approx(2.042, abs=0.002)
+    (tmp_path / "second").mkdir()
+    (tmp_path / "second" / "sessions.csv").write_text((tmp_path / "sessions.csv").read_text())
+    pooled = search_audit.tournament_margin([tmp_path, str(tmp_path / "second")], "x")  # two runs' deal sets pooled
+    assert pooled["deal_sets"] == 6 and pooled["sessions"] == 12 and pooled["margin"] == pytest.approx(-2.0)

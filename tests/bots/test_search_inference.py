@@ -3,7 +3,7 @@ views, the count model's likelihood, determinizations that follow the events, an
 still acting on its seat's knowledge only.
 
 How much the inference places hidden cards right on heuristic games is measured by
-``runs/issue42/inference_check.py`` (``docs/guides/bots.md``).
+``python -m rummy_env.bots.search_audit inference`` (``docs/guides/bots.md``).
 """
 
 from __future__ import annotations
