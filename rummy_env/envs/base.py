@@ -83,6 +83,24 @@ def busy_message(call: str, what: str) -> str:
     )
 
 
+class OneThreadAtATime:
+    """The lock of an env used from one thread at a time (``ConcurrentUseError`` for a second caller), left out of
+    copies and pickles (``copy.deepcopy(env)``, ``pickle.dumps(env)``), which get a new one. ``_LOCK`` is the lock
+    type: re-entrant where the env's own methods call each other under it."""
+
+    _LOCK: Any = threading.RLock
+
+    def _new_lock(self) -> None:
+        self._busy = self._LOCK()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_busy"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._new_lock()
+
+
 class EnvArgumentError(ValueError):
     """A bad argument to an env method (unknown agent, malformed ``options``)."""
 
@@ -117,7 +135,7 @@ def agent_seat(env: Any, agent: Any) -> int:
         raise EnvArgumentError(f"unknown agent {agent!r}; the agents are {env.possible_agents}")
     return seat
 
-class RummyAECEnv(AECEnv):
+class RummyAECEnv(OneThreadAtATime, AECEnv):
     """AEC environment over a rummy engine state: one atomic decision per ``step``."""
 
     metadata = {
@@ -215,17 +233,7 @@ class RummyAECEnv(AECEnv):
         self._was_reset = False
         #: held while ``step``, ``reset`` or a read of the decision runs: one entered meanwhile from another thread
         #: raises (re-entrant: ``last`` calls ``observe``, which calls ``action_mask``, as a subclass may override)
-        self._busy = threading.RLock()
-
-    # copies and pickles (``copy.deepcopy(env)``, ``pickle.dumps(env)``): everything but the lock, which is new
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state.pop("_busy", None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._busy = threading.RLock()
+        self._new_lock()
 
     def _new_state(self, seed: int | None, scenario: dict[str, Any] | None = None) -> Any:
         if scenario is not None:

@@ -41,7 +41,6 @@ those of ``SingleAgentEnv``).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -53,7 +52,7 @@ import rummy_env
 
 from .. import bots as bot_registry
 from ..engine import ScenarioError
-from .base import ConcurrentUseError, EnvArgumentError, as_action, busy_message
+from .base import ConcurrentUseError, EnvArgumentError, OneThreadAtATime, as_action, busy_message
 
 #: the keys of every info ``reset`` and ``step`` return
 INFO_KEYS = (
@@ -71,7 +70,7 @@ INFO_KEYS = (
 MAX_REDEALS = 100
 
 
-class SingleAgentEnv(gym.Env):
+class SingleAgentEnv(OneThreadAtATime, gym.Env):
     """One seat of a ``rummy_env`` table as a single-agent Gymnasium env (see the module docstring)."""
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
@@ -127,19 +126,9 @@ class SingleAgentEnv(gym.Env):
         self._results_seen = 0
         #: held while ``step`` / ``reset`` runs: one entered meanwhile from another thread raises (re-entrant, as the
         #: AEC env's)
-        self._busy = threading.RLock()
+        self._new_lock()
         if seed is not None:
             self.reset(seed=seed)
-
-    # copies and pickles (``copy.deepcopy(env)``, ``pickle.dumps(env)``): everything but the lock, which is new
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state.pop("_busy", None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._busy = threading.RLock()
 
     # gymnasium API ----------------------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:

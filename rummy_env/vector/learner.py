@@ -48,7 +48,7 @@ from gymnasium.utils import seeding
 from .. import bots as bot_registry
 from ..bots.random_bot import RandomBot
 from ..engine import IllegalActionError
-from ..envs.base import ConcurrentUseError, NotResetError, agent_seat, busy_message
+from ..envs.base import ConcurrentUseError, NotResetError, OneThreadAtATime, agent_seat, busy_message
 from ..envs.session import add_step_rewards
 from ..envs.wrappers import MAX_REDEALS
 from .env import VectorConfigError, VectorEnv, _check_seed, _encode_into
@@ -78,7 +78,7 @@ class _BotTable(TableEnv):
         return mask
 
 
-class LearnerVectorEnv:
+class LearnerVectorEnv(OneThreadAtATime):
     """``num_envs`` tables of ``profile``, one learner seat each, bots on the others (see the module docstring).
 
     ``learner_seat``: a seat 0..n-1 or ``"random"`` (drawn at each of a table's resets); ``opponents``: one bot id
@@ -86,6 +86,8 @@ class LearnerVectorEnv:
     of the first ``reset()`` that gives none; ``env_config``: ``VectorEnv``'s (``reward``, ``rounds``,
     ``num_players``, rule overrides). ``VectorConfigError`` / ``ValueError`` for a bad argument.
     """
+
+    _LOCK = threading.Lock
 
     def __init__(
         self,
@@ -142,15 +144,8 @@ class LearnerVectorEnv:
         self._info_args: list[tuple[int, int, float]] = [(0, 0, 0.0)] * e
         self._tables = [_BotTable(self, i) for i in range(e)]
         self._was_reset = False
-        self._busy = threading.Lock()
+        self._new_lock()
 
-    # copies and pickles: everything but the lock
-    def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "_busy"}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._busy = threading.Lock()
 
     # ---------------------------------------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
