@@ -36,7 +36,6 @@ import argparse
 import copy
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -45,7 +44,7 @@ from ..evaluation.match import half_width, mean_ci
 from ..models.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
 from ..registry import game
 from ..training.config import ConfigError, cli_args
-from .shards import add_output_flags, fitted_metadata, load_card_prior, output_checkpoint_problem, session_index
+from .shards import add_output_flags, fitted_metadata, label_files, load_card_prior, output_checkpoint_problem
 
 LABEL_KEYS = ("obs", "mask", "prior", "cand", "scores", "seat", "round", "choices", "rounds_played")
 
@@ -56,33 +55,24 @@ def load_labels(folders: list[str], val_every: int) -> tuple[dict[str, np.ndarra
     parts: tuple[dict[str, list[np.ndarray]], dict[str, list[np.ndarray]]] = ({}, {})
     totals = {"sessions": 0, "choices": 0, "rounds_played": 0, "labels": 0}
     sid = 0
-    for folder in folders:
-        files = sorted(Path(folder).glob("session_*.npz"))
-        if not files:
-            raise ConfigError(f"no session_*.npz label files in {folder!r}: run python -m rummy_env.distill advantage-labels first")
-        for f in files:
-            i = session_index(f)
-            with np.load(f, allow_pickle=False) as data:
-                missing = [k for k in LABEL_KEYS if k not in data.files]
-                if missing:
-                    raise ConfigError(f"{f}: not an advantage-labels file, it lacks {missing}")
-                totals["sessions"] += 1
-                totals["choices"] += int(data["choices"])
-                totals["rounds_played"] += int(data["rounds_played"])
-                n = len(data["prior"])
-                totals["labels"] += n
-                if n == 0:
-                    continue
-                target = parts[1] if i % val_every == 0 else parts[0]
-                for k in ("obs", "mask", "prior", "cand", "scores", "seat", "round"):
-                    target.setdefault(k, []).append(data[k])
-                if "measures" in data.files:
-                    names = tuple(str(x) for x in data["measure_names"])
-                    if totals.setdefault("measure_names", names) != names:
-                        raise ConfigError(f"{f}: measures {list(names)}, other files {list(totals['measure_names'])}")
-                    target.setdefault("measures", []).append(data["measures"])
-                target.setdefault("session", []).append(np.full(n, sid, dtype=np.int64))
-            sid += 1
+    for f, i, data in label_files(folders, LABEL_KEYS, "advantage-labels"):
+        totals["sessions"] += 1
+        totals["choices"] += int(data["choices"])
+        totals["rounds_played"] += int(data["rounds_played"])
+        n = len(data["prior"])
+        totals["labels"] += n
+        if n == 0:
+            continue
+        target = parts[1] if i % val_every == 0 else parts[0]
+        for k in ("obs", "mask", "prior", "cand", "scores", "seat", "round"):
+            target.setdefault(k, []).append(data[k])
+        if "measures" in data.files:
+            names = tuple(str(x) for x in data["measure_names"])
+            if totals.setdefault("measure_names", names) != names:
+                raise ConfigError(f"{f}: measures {list(names)}, other files {list(totals['measure_names'])}")
+            target.setdefault("measures", []).append(data["measures"])
+        target.setdefault("session", []).append(np.full(n, sid, dtype=np.int64))
+        sid += 1
     train, val = ({k: _cat(v) for k, v in p.items()} for p in parts)
     return train, val, totals
 

@@ -44,7 +44,6 @@ import argparse
 import copy
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -53,7 +52,7 @@ from .. import make as make_env
 from ..models.checkpoints import CheckpointError, save_checkpoint
 from ..training.config import ConfigError, cli_args
 from ..training.warm_start import action_kinds
-from .shards import add_output_flags, fitted_metadata, load_card_prior, output_checkpoint_problem, session_index
+from .shards import add_output_flags, fitted_metadata, label_files, load_card_prior, output_checkpoint_problem
 
 LABEL_KEYS = ("obs", "mask", "prior", "label", "gain")
 
@@ -70,40 +69,31 @@ def load_labels(
     val: dict[str, list[np.ndarray]] = {}
     sessions = 0
     names: tuple[str, ...] | None = None
-    for folder in folders:
-        files = sorted(Path(folder).glob("session_*.npz"))
-        if not files:
-            raise ConfigError(f"no session_*.npz label files in {folder!r}: run python -m rummy_env.distill search-labels first")
-        for f in files:
-            i = session_index(f)
-            with np.load(f, allow_pickle=False) as data:
-                missing = [k for k in LABEL_KEYS if k not in data.files]
-                if missing:
-                    raise ConfigError(f"{f}: not a search-labels file, it lacks {missing} (needs {list(LABEL_KEYS)})")
-                if measures:
-                    if "measures" not in data.files:
-                        raise ConfigError(f"{f}: no measures; --measures needs labels of search-labels --measures")
-                    these = tuple(str(x) for x in data["measure_names"])
-                    if names is None:
-                        names = these
-                    elif these != names:
-                        raise ConfigError(f"{f}: measures {list(these)}, other files {list(names)}")
-                if len(data["label"]) == 0:
-                    continue
-                held = i % val_every == 0
-                target = val if held else train
-                rows = slice(None)
-                if keep is not None and not held:
-                    ids = np.concatenate([data["label"], data["prior"]])
-                    if ids.min() < 0 or ids.max() >= len(keep):
-                        raise ConfigError(f"{f}: action ids outside 0..{len(keep) - 1}")
-                    rows = keep[data["label"]] | keep[data["prior"]]
-                    if others > 0:
-                        rows |= np.random.default_rng([seed, i]).random(len(rows)) < others
-                if held or keep is None or rows.any():  # a session none of whose rows is kept still counts as read
-                    for k in (*LABEL_KEYS, *(("measures",) if measures else ())):
-                        target.setdefault(k, []).append(data[k][rows])
-            sessions += 1
+    for f, i, data in label_files(folders, LABEL_KEYS, "search-labels"):
+        if measures:
+            if "measures" not in data.files:
+                raise ConfigError(f"{f}: no measures; --measures needs labels of search-labels --measures")
+            these = tuple(str(x) for x in data["measure_names"])
+            if names is None:
+                names = these
+            elif these != names:
+                raise ConfigError(f"{f}: measures {list(these)}, other files {list(names)}")
+        if len(data["label"]) == 0:
+            continue
+        held = i % val_every == 0
+        target = val if held else train
+        rows = slice(None)
+        if keep is not None and not held:
+            ids = np.concatenate([data["label"], data["prior"]])
+            if ids.min() < 0 or ids.max() >= len(keep):
+                raise ConfigError(f"{f}: action ids outside 0..{len(keep) - 1}")
+            rows = keep[data["label"]] | keep[data["prior"]]
+            if others > 0:
+                rows |= np.random.default_rng([seed, i]).random(len(rows)) < others
+        if held or keep is None or rows.any():  # a session none of whose rows is kept still counts as read
+            for k in (*LABEL_KEYS, *(("measures",) if measures else ())):
+                target.setdefault(k, []).append(data[k][rows])
+        sessions += 1
     cat = {k: _cat(v) for k, v in train.items()}
     vcat = {k: _cat(v) for k, v in val.items()}
     if measures and names is not None:

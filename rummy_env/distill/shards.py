@@ -15,7 +15,7 @@ import argparse
 import multiprocessing
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,23 @@ SESSION_FILE = re.compile(r"session_(\d+)\.npz$")
 def session_index(path: Path) -> int:
     """The session index of a label file ``session_{i:05d}.npz``."""
     return int(SESSION_FILE.search(path.name).group(1))
+
+
+def label_files(folders: Iterable[str | Path], keys: Iterable[str], command: str) -> Iterator[tuple[Path, int, Any]]:
+    """``(path, session index, arrays)`` of every ``session_*.npz`` label file of ``folders`` in order, each opened
+    without pickles and closed after its turn; ``ConfigError`` for a folder without label files (naming
+    ``python -m rummy_env.distill COMMAND``, which makes them) or a file that lacks one of ``keys``."""
+    keys = list(keys)
+    for folder in folders:
+        files = sorted(Path(folder).glob("session_*.npz"))
+        if not files:
+            raise ConfigError(f"no session_*.npz label files in {str(folder)!r}: run python -m rummy_env.distill {command} first")
+        for f in files:
+            with np.load(f, allow_pickle=False) as data:
+                missing = [k for k in keys if k not in data.files]
+                if missing:
+                    raise ConfigError(f"{f}: not a label file of {command}, it lacks {missing} (needs {keys})")
+                yield f, session_index(f), data
 
 
 def write_sessions(
