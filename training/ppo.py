@@ -78,10 +78,12 @@ class Config:
     """sizes of the shared hidden layers (rummy_env.models.policy)"""
     activation: str = "tanh"
     """tanh or relu"""
-    network: str = "masked_mlp"
-    """masked_mlp (one learned logit row per action id), card_action (relational card features and a shared
-    action scorer over each action's static features: rummy_env.models.policy.CardActionActorCritic) or card_prior
-    (card_action over the heuristic's move for the seat, a residual policy: PriorCardActorCritic)"""
+    network: str = "card_action"
+    """card_action (the default: relational card features and one shared scorer over each legal action's static
+    features -- the cards it moves, its kind, its target meld -- as DouZero does:
+    rummy_env.models.policy.CardActionActorCritic), masked_mlp (one learned logit row per action id, nothing shared
+    across cards) or card_prior (card_action over the heuristic's move for the seat, a residual policy:
+    PriorCardActorCritic)"""
     action_embed: int = 64
     """card_action: size of the action embedding that the shared scorer dots with the state"""
     # --- PPO ---

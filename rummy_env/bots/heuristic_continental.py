@@ -59,6 +59,8 @@ class RunPlanner:
     """
 
     _MEMOS: dict[tuple[int, ...], dict[Any, dict[int, int]]] = {}
+    #: sums of several suits' options, by the suits' natural counts (``combined``; a pure cache like ``_MEMOS``)
+    _COMBOS: dict[tuple[int, ...], dict[Any, dict[int, int]]] = {}
 
     def __init__(self, patterns: Sequence[Sequence[int]], min_run: int = 3):
         self.lengths = tuple(sorted({int(x) for p in patterns for x in p}))
@@ -82,6 +84,7 @@ class RunPlanner:
         two = [((L1, L2), self._code([L1, L2])) for i, L1 in enumerate(self.lengths) for L2 in self.lengths[i:]]
         self.opens = (((), 0),), (((), 0), *one), (((), 0), *one, *two)
         self._memo = self._MEMOS.setdefault(self.lengths + (0,) + tuple(self.patterns), {})
+        self._combos = self._COMBOS.setdefault(self.lengths + (0,) + tuple(self.patterns), {})
 
     # multiset codes ------------------------------------------------------------------------------------------
     def _code(self, lengths: Sequence[int]) -> int:
@@ -109,10 +112,27 @@ class RunPlanner:
         rec(0, [])
 
     # one suit ------------------------------------------------------------------------------------------------
+    @staticmethod
+    def suit_counts(hand: Sequence[int], suit: int) -> tuple[int, ...]:
+        """The suit's naturals as counts by rank (the ace, then 3 to the king; the 2 is wild, not a natural): all
+        ``suit_options`` depends on."""
+        b = suit * NUM_RANKS
+        return (hand[b],) + tuple(hand[b + 2 : b + NUM_RANKS])
+
+    def combined(self, hand: Sequence[int], suits: Sequence[int]) -> dict[int, int]:
+        """``combine`` of the ``suits``' options of ``hand``, memoised by their natural counts (sorted: the sum does
+        not depend on the order of the suits or on which suit is which)."""
+        key = tuple(sorted(self.suit_counts(hand, t) for t in suits))
+        res = self._combos.get(key)
+        if res is None:
+            if len(self._combos) > 200_000:
+                self._combos.clear()
+            res = self._combos[key] = self.combine([self.suit_options(hand, t) for t in suits])
+        return res
+
     def suit_options(self, hand: Sequence[int], suit: int) -> dict[int, int]:
         """For one suit: length-multiset code -> most of its naturals that runs of those lengths can cover."""
-        b = suit * NUM_RANKS
-        counts = (hand[b],) + tuple(hand[b + 2 : b + NUM_RANKS])  # the 2 is wild, not a natural
+        counts = self.suit_counts(hand, suit)
         if not any(counts):
             return {0: 0}
         res = self._memo.get(counts)
@@ -226,23 +246,22 @@ class RunPlanner:
 
     def distance(self, hand: Sequence[int]) -> int:
         """Cards missing to go out for a hand of the pattern size (0 exactly when it goes out)."""
-        return self.score(self.combine([self.suit_options(hand, s) for s in range(4)]), _naturals(hand))
+        return self.score(self.combined(hand, range(4)), _naturals(hand))
 
     def distances_after_discard(self, hand: Sequence[int], kinds: Sequence[int]) -> dict[int, int]:
         """``distance`` of ``hand`` less one card of each of ``kinds`` (the other suits' sum is shared)."""
-        opts = [self.suit_options(hand, s) for s in range(4)]
         others: dict[int, dict[int, int]] = {}
         out = {}
         nat = _naturals(hand)
         h = list(hand)
         for k in kinds:
             if is_wild(k):
-                out[k] = self.score(self.combine(opts), nat)
+                out[k] = self.score(self.combined(hand, range(4)), nat)
                 continue
             h[k] -= 1
             s = k // NUM_RANKS
             if s not in others:
-                others[s] = self.combine([opts[t] for t in range(4) if t != s])
+                others[s] = self.combined(hand, [t for t in range(4) if t != s])
             out[k] = self.score_pair(others[s], self.suit_options(h, s), nat - 1)
             h[k] += 1
         return out
@@ -494,6 +513,35 @@ class ContinentalHeuristic:
             return lay.DISCARD_DECLARE + out
         kinds = [a - lay.DISCARD for a in view.legal if lay.DISCARD <= a < lay.DISCARD + NUM_KINDS]
         return lay.DISCARD + self.closest_discard(view, kinds)
+
+    #: the most other discards ``search_candidates`` offers besides the heuristic's
+    SEARCH_DISCARDS = 4
+
+    def search_candidates(self, view: ContinentalView, prior: int) -> list[int]:
+        """The moves a search should weigh against this heuristic's ``prior`` at a discard decision, prior first:
+        going out, the other of declaring now and waiting with the same discard; otherwise the other discards that
+        keep the distance to going out as low as the prior's (the heuristic's tie-break among them is a rule of
+        thumb), at most ``SEARCH_DISCARDS`` of them, the best kept first. Other decisions: ``[prior]``. Draws no
+        random numbers."""
+        lay = view.layout
+        if view.phase == "draw" or prior == lay.DECLARE:
+            return [prior]
+        if prior >= lay.DISCARD_DECLARE:
+            other = prior - lay.DISCARD_DECLARE + lay.DISCARD
+            return [prior] + ([other] if other in view.legal else [])
+        if not lay.DISCARD <= prior < lay.DISCARD + NUM_KINDS:
+            return [prior]
+        kind = prior - lay.DISCARD
+        if lay.DISCARD_DECLARE + kind in view.legal:
+            return [prior, lay.DISCARD_DECLARE + kind]  # the heuristic chose to wait with a valid hand
+        kinds = [a - lay.DISCARD for a in view.legal if lay.DISCARD <= a < lay.DISCARD + NUM_KINDS]
+        naturals = [k for k in kinds if not is_wild(k)] or kinds
+        dist = self.planner(view).distances_after_discard(view.hand, naturals)
+        low = dist.get(kind, min(dist.values()))
+        live = view.unseen()
+        tied = sorted((k for k in naturals if dist[k] <= low and k != kind),
+                      key=lambda k: (self.keep_value(view, k, live), k))
+        return [prior] + [lay.DISCARD + k for k in tied[: self.SEARCH_DISCARDS]]
 
     def going_out_discard(self, view: ContinentalView, kinds: list[int]) -> int | None:
         """Among discards that leave a valid 15, the one paying most (a lone 2 thrown can be worth the no-wild

@@ -32,6 +32,7 @@ from ..core.melds import GROUP, MAX_POS
 from .canonical import canonical_state
 from .contract_hand import contract_structure
 from .heuristic_contract import ContractStyle
+from .rollout_continental import FastContinentalPolicy
 
 #: every card taken as equally likely (two unseen copies) in the memoised contract measure of run contracts
 _FLAT_LIVE = [2] * NUM_KINDS
@@ -478,9 +479,10 @@ def play_out(st: Any, policy: FastContractPolicy, round_index: int, max_decision
 
 
 class FastRolloutBot:
-    """``FastContractPolicy`` as a bot (``py:rummy_env.bots.rollout.FastRolloutBot`` in a tournament): it decides
-    on the canonical position of its seat (``search.canonical_json``: the hidden cards redealt in a fixed order),
-    so it reads nothing its seat cannot see. For measuring the rollout policy against ``heuristic``."""
+    """The profile's fast rollout policy (``FAST_POLICIES``: contract, continental) as a bot
+    (``py:rummy_env.bots.rollout.FastRolloutBot`` in a tournament): it decides on the canonical position of its seat
+    (``search.canonical_json``: the hidden cards redealt in a fixed order), so it reads nothing its seat cannot see. For
+    measuring a rollout policy against ``heuristic``."""
 
     name = "fast_rollout"
 
@@ -488,9 +490,9 @@ class FastRolloutBot:
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        """A new session (the policy draws no random numbers; its memo is a pure cache)."""
+        """A new session (the policies draw no random numbers; their memos are pure caches)."""
         self.seed = seed
-        self.policy = FastContractPolicy()
+        self.policies: dict[str, Any] = {}
 
     def act(self, env: Any, agent: str) -> int:
         """The fast policy's legal action for ``agent`` (the player to move)."""
@@ -500,12 +502,17 @@ class FastRolloutBot:
             raise ValueError(f"{agent} has no legal action: it is not its decision")
         if len(view.legal) == 1:
             return int(view.legal[0])
+        policy = self.policies.get(raw.profile)
+        if policy is None:
+            if raw.profile not in FAST_POLICIES:
+                raise ValueError(f"no fast rollout policy for profile {raw.profile!r}; there is one for {sorted(FAST_POLICIES)}")
+            policy = self.policies[raw.profile] = FAST_POLICIES[raw.profile]()
         st = canonical_state(raw, view.seat, seed=0)
-        return int(self.policy.decide(st, st.legal_actions()))
+        return int(policy.decide(st, st.legal_actions()))
 
 
 #: the profiles with a fast rollout policy (a factory each); the others roll out with their heuristic
-FAST_POLICIES: dict[str, Any] = {"contract": FastContractPolicy}
+FAST_POLICIES: dict[str, Any] = {"contract": FastContractPolicy, "continental": FastContinentalPolicy}
 
 
 __all__ = ["FastContractPolicy", "FastRolloutBot", "FAST_POLICIES", "play_out", "group_target", "group_missing", "group_gain", "fit_kinds", "reach_kinds", "live_ranks", "feed_risk", "run_neighbours"]

@@ -5,8 +5,10 @@ At a decision with more than one legal action the bot
 1. asks the heuristic for its move (the *prior*) and lists the *plausible* other moves (``candidates``): the other
    draw or the buy/pass when the card could help the hand (a joker, a same-rank natural for group contracts, a
    same-suit neighbour for run contracts, a card that fits the table once down), every other discard, and delaying
-   an opening; lay-offs, joker moves, the opening's later melds and going out stay the heuristic's. With no
-   plausible alternative it plays the prior without searching;
+   an opening; lay-offs, joker moves, the opening's later melds and going out stay the heuristic's. A heuristic with
+   a ``search_candidates(view, prior)`` method names its own close calls for decisions after the draw
+   (``continental``: the discards that keep the hand as close to going out as the prior's, and declaring against
+   waiting). With no plausible alternative it plays the prior without searching;
 2. builds a *canonical* position from what its seat may know (``canonical.canonical_json``: the hidden cards pooled,
    sorted and dealt back, the engine's generator replaced by one of the bot's own) and samples *determinizations*
    of it weighted by what the opponents revealed (``search_inference``: their discards, refusals of the discard top,
@@ -41,11 +43,13 @@ EPYC, scaled by a machine's speed elsewhere). ``search`` is ``DEFAULT_BUDGET`` o
 ``SCREEN_SHARE`` of the budget screens (2 to ``SCREEN_DETS`` determinizations a halving round), the rest confirms. A
 decision with no plausible alternative spends nothing, so the budget goes to the draws, buys, discards and openings.
 
-**Rollouts.** In ``contract`` the fast policy (``rollout.py``: about 5.5 times the heuristic's rollouts a second, not
-distinguishable from it in strength over 400 sessions) plays every seat to the end of the round; elsewhere the
-profile's heuristic, to the end of the round or for at most ``HORIZON`` decisions where the profile has one
-(``continental``: its heuristic takes ~10 ms a decision), then a static value (contract family: minus the penalty
-in hand; continental: minus the hand's distance to going out). A rollout's value is the seat's score of the round in the profile's direction (``game(profile).lower_is_better``).
+**Rollouts.** Where the profile has a fast rollout policy (``rollout.FAST_POLICIES``: ``contract``, about 5.5 times
+the heuristic's rollouts a second and not distinguishable from it in strength over 400 sessions; ``continental``,
+``rollout_continental.py``, about 4 times and somewhat weaker) it plays every seat to the end of the round;
+elsewhere (``contract_gamerules``) the profile's heuristic, to the end of the round or for at most ``HORIZON``
+decisions where a profile has one, then a static value (contract family: minus the penalty in hand; continental:
+minus the hand's distance to going out). A rollout's value is the seat's score of the round in the profile's
+direction (``game(profile).lower_is_better``).
 
 Bad ids raise ``SearchBudgetError`` (a ``ValueError``) naming what is allowed. The bot reads the true engine state
 only through the env's JSON state, and only to build the canonical position: its choices cannot depend on the true
@@ -72,13 +76,14 @@ from .view import public_view
 DEFAULT_BUDGET: dict[str, str] = {"contract": "1s", "contract_gamerules": "1s", "continental": "1s"}
 FALLBACK_BUDGET = "1s"
 #: rollout decisions a second of budget buys, per profile (measured on the reference machine: fast-policy rollouts in
-#: ``contract``, heuristic rollouts elsewhere)
-STEPS_PER_SECOND: dict[str, int] = {"contract": 120_000, "contract_gamerules": 11_000, "continental": 400}
+#: ``contract`` and ``continental``, heuristic rollouts in ``contract_gamerules``)
+STEPS_PER_SECOND: dict[str, int] = {"contract": 120_000, "contract_gamerules": 11_000, "continental": 4_000}
 FALLBACK_STEPS_PER_SECOND = 1_000
 #: what a rollout costs besides its decisions (its determinization and copy), in rollout decisions
 ROLLOUT_OVERHEAD = 15
-#: rollout length cap per profile (decisions after the candidate move; none: to the end of the round)
-HORIZON: dict[str, int] = {"continental": 3}
+#: rollout length cap per profile (decisions after the candidate move; none: to the end of the round, every profile
+#: since the continental fast policy)
+HORIZON: dict[str, int] = {}
 #: the acceptance test: t threshold, least number of pairs, least mean gain (points)
 T_CRIT = 2.0
 MIN_PAIRS = 8
@@ -291,6 +296,9 @@ class SearchBot:
             return [prior] + [a for a in legal if a != prior]
         if view.phase not in ("draw", "buy", "act"):
             return [prior]
+        own = getattr(self._policy(view.profile), "search_candidates", None)
+        if own is not None and view.phase != "draw":
+            return own(view, prior)  # the profile's heuristic names its close calls (continental's discards)
         if hasattr(lay, "LAY_OFF") and (lay.LAY_OFF <= prior < lay.DISCARD or prior == lay.GO_OUT):
             return [prior]  # lay-offs, joker swaps and going out stay the heuristic's
         draws = {lay.DRAW_DISCARD, getattr(lay, "BUY", -2)}

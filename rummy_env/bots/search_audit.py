@@ -2,10 +2,12 @@
 inference places the hidden cards right, and its margin in a ``rummy tournament``.
 
     python -m rummy_env.bots.search_audit false-acceptance --spec search --games 40 --seed 7000 --pairs 32
+    python -m rummy_env.bots.search_audit false-acceptance --profile continental --games 40 --seed 7000
     python -m rummy_env.bots.search_audit inference --games 30
     python -m rummy_env.bots.search_audit margin --entrant search runs/t_search runs/t2_search
 
-``false_acceptance``: heuristic games of contract round 1 (seeds ``seed`` .. ``seed + games - 1``); seat 0's moves
+``false_acceptance``: heuristic games of one round (``--profile``: contract round 1 by default, one deal of
+continental; seeds ``seed`` .. ``seed + games - 1``); seat 0's moves
 are the heuristic's (the bot's prior is played, so the positions are the heuristic's) while the bot decides
 alongside, seeing what seat 0 sees. Where the bot leaves the heuristic's move, both moves are valued in the TRUE
 position (every hand known), each played to the end of the round by the heuristic at every seat, ``pairs`` paired
@@ -37,11 +39,12 @@ from .search_inference import hidden_pool, redeal, weighted_determinization
 from .view import public_view
 
 
-def _heuristic_value(st: Any, seed: int, seat: int, profile: str) -> float:
-    """Play ``st`` to the end of its round with the heuristic at every seat (tie-breaks seeded by ``seed``): the
-    seat's score in the profile's direction."""
+def _heuristic_value(st: Any, seed: int, seat: int, profile: str, rounds: int | None = None) -> float:
+    """Play ``st`` to the end of round ``rounds`` (0-based; default: the round it is in) with the heuristic at every
+    seat (tie-breaks seeded by ``seed``): the seat's score of that round in the profile's direction (a move that
+    ended the round is scored as it ended it)."""
     policies: dict[int, Any] = {}
-    rounds = len(st.round_results)
+    rounds = len(st.round_results) if rounds is None else rounds
     while not st.is_terminal() and len(st.round_results) == rounds:
         legal = st.legal_actions()
         mover = st.current_player
@@ -71,22 +74,29 @@ def true_gain(truth: dict[str, Any], rules: Any, seat: int, prior: int, move: in
         for a in (prior, move):
             st = start.clone()
             st.apply(a)
-            values.append(_heuristic_value(st, j, seat, profile))
+            values.append(_heuristic_value(st, j, seat, profile, len(start.round_results)))
         diffs.append(values[1] - values[0])
     se = statistics.stdev(diffs) / math.sqrt(pairs) if pairs > 1 else 0.0
     return statistics.mean(diffs), se
 
 
+#: the one-round session of each profile the audit plays (round 1 of the contract family, one deal of continental)
+ONE_ROUND: dict[str, Any] = {"contract": (1,), "contract_gamerules": (1,), "continental": 1}
+
+
 def false_acceptance(spec: str = "search", games: int = 40, seed: int = 7000, pairs: int = 32,
-                     log: Any = None) -> dict[str, Any]:
-    """The module docstring's measurement: {"decisions", "tested", "deviations": [...], "summary": {...},
-    "decision_seconds": {...}}; each deviation is printed to ``log`` (a file) as it is found."""
+                     log: Any = None, profile: str = "contract") -> dict[str, Any]:
+    """The module docstring's measurement on one-round sessions of ``profile`` (``ONE_ROUND``): {"decisions",
+    "tested", "deviations": [...], "summary": {...}, "decision_seconds": {...}}; each deviation is printed to
+    ``log`` (a file) as it is found."""
+    if profile not in ONE_ROUND:
+        raise ValueError(f"unknown profile {profile!r} for the audit; allowed: {sorted(ONE_ROUND)}")
     deviations, decisions, tested, times = [], 0, 0, []
     for seed_i in range(seed, seed + games):
-        env = game("contract").make_env(rounds=(1,))
+        env = game(profile).make_env(rounds=ONE_ROUND[profile])
         env.reset(seed=seed_i)
         raw = env.unwrapped
-        others = [load("heuristic", seed=seed_i * 10 + i) for i in range(4)]
+        others = [load("heuristic", seed=seed_i * 10 + i) for i in range(raw.rules.num_players)]
         bot = load(spec, seed=seed_i)
         for agent in env.agent_iter(max_iter=3000):
             _, _, term, trunc, _ = env.last()
@@ -103,14 +113,15 @@ def false_acceptance(spec: str = "search", games: int = 40, seed: int = 7000, pa
             if d.accepted:
                 row = {"seed": seed_i, "turn": raw.turn, "phase": truth["phase"], "prior": d.prior, "move": d.action,
                        "pairs": d.pairs, "estimate": d.mean, "t": d.t,
-                       "stock_fixed": true_gain(truth, raw.rules, 0, d.prior, d.action, pairs, False),
-                       "stock_shuffled": true_gain(truth, raw.rules, 0, d.prior, d.action, pairs, True)}
+                       "stock_fixed": true_gain(truth, raw.rules, 0, d.prior, d.action, pairs, False, profile),
+                       "stock_shuffled": true_gain(truth, raw.rules, 0, d.prior, d.action, pairs, True, profile)}
                 deviations.append(row)
                 if log is not None:
                     print(row, file=log, flush=True)
             env.step(d.prior)
         times += [t for _, t in bot.decisions]
-    return {"spec": spec, "games": games, "seed": seed, "pairs": pairs, "decisions": decisions, "tested": tested,
+    return {"spec": spec, "profile": profile, "games": games, "seed": seed, "pairs": pairs, "decisions": decisions,
+            "tested": tested,
             "deviations": deviations, "summary": {k: _summary(deviations, k, decisions)
                                                   for k in ("stock_fixed", "stock_shuffled")},
             "decision_seconds": {"decisions": len(times), "mean": float(np.mean(times)) if times else None,
@@ -204,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     fa.add_argument("--games", type=int, default=40)
     fa.add_argument("--seed", type=int, default=7000)
     fa.add_argument("--pairs", type=int, default=32)
+    fa.add_argument("--profile", choices=sorted(ONE_ROUND), default="contract")
     inf = sub.add_parser("inference")
     inf.add_argument("--games", type=int, default=30)
     inf.add_argument("--proposals", type=int, default=16)
@@ -213,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     start = time.process_time()
     if args.what == "false-acceptance":
-        out = false_acceptance(args.spec, args.games, args.seed, args.pairs, log=sys.stdout)
+        out = false_acceptance(args.spec, args.games, args.seed, args.pairs, log=sys.stdout, profile=args.profile)
         out.pop("deviations")
     elif args.what == "inference":
         out = inference_gain(args.games, proposals=args.proposals)

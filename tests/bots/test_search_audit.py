@@ -33,6 +33,27 @@ def test_true_gain_of_a_move_against_itself_is_zero():
         assert search_audit.true_gain(raw.game_state(), raw.rules, 0, legal[0], legal[0], 3, shuffle) == (0.0, 0.0)
 
 
+def test_false_acceptance_audit_plays_one_deal_of_continental():
+    out = search_audit.false_acceptance("search:12", games=1, seed=7000, pairs=2, profile="continental")
+    assert out["profile"] == "continental" and out["decisions"] > 3
+    assert out["decision_seconds"]["decisions"] == out["decisions"]
+    with pytest.raises(ValueError, match="allowed"):
+        search_audit.false_acceptance("search", games=1, profile="gin")
+
+
+def test_a_move_that_ends_the_round_is_valued_as_it_ended_it():
+    """Going out ends the deal at once: the play-out values the round the move ended, not the next one (the audit
+    once read past the end of ``round_results`` there)."""
+    from test_bots_continental import VALID, scenario_env
+
+    env = scenario_env(VALID + ["KD"], ["9D"], phase="act", turn=20)
+    st = env.unwrapped._state.clone()
+    st.apply(st.find_action(kind="discard_declare", card="KD"))
+    assert len(st.round_results) == 1 and not st.is_terminal()  # the next deal is dealt
+    paid = st.round_results[0]["payments"][0]
+    assert paid > 0 and search_audit._heuristic_value(st, 0, 0, "continental", rounds=0) == paid
+
+
 def test_inference_check_runs():
     out = search_audit.inference_gain(games=1, samples=4)
     assert out["positions"] > 3 and out["uniform"] > 0 and math.isfinite(out["gain"])

@@ -220,6 +220,39 @@ def test_checkpoint_curve_evaluates_each_checkpoint_once_and_draws(
     assert [p["epoch"] for p in json.loads((work / "curve.json").read_text())] == [0, 0, 3]
 
 
+def test_checkpoint_curve_against_training_minutes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``checkpoint-curve --x minutes``: each point at the training wall time its checkpoint records
+    (``training_state.wall_seconds`` / 60, as training/ppo.py writes it into snapshots and checkpoints); a checkpoint
+    that records none is refused by name, exit code 2, before any evaluation."""
+    pytest.importorskip("matplotlib")
+    from rummy_env.distill import checkpoint_curve
+
+    ckpts = [_tiny_checkpoint(tmp_path / f"c{i}", 4096 * i, i) for i in range(3)]
+    for ckpt, wall in zip(ckpts, (90.0, 1800.0)):  # the third records no wall time
+        meta = json.loads(ckpt.with_suffix(".json").read_text())
+        meta["training_state"] = {"update": 1, "wall_seconds": wall, "pool": []}
+        ckpt.with_suffix(".json").write_text(json.dumps(meta))
+    calls: list[str] = []
+
+    def fake(path: str, opponents: list[str], sessions: int, seed: int, workers: int, quiet: bool = False) -> dict:
+        calls.append(path)
+        return {o: {"difference": 1.0, "difference_ci95": 0.5, "metric": "penalty_per_round"} for o in opponents}
+
+    monkeypatch.setattr(checkpoint_curve, "evaluate_against", fake)
+    work, out = tmp_path / "work", tmp_path / "curve.png"
+    argv = ["--work", str(work), "--out", str(out), "--opponents", "heuristic", "--x", "minutes"]
+    assert checkpoint_curve.main([*map(str, ckpts[:2]), *argv]) == 0
+    assert [p["minutes"] for p in json.loads((work / "curve.json").read_text())] == [1.5, 30.0]
+    assert "30.00 min" in capsys.readouterr().out and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    calls.clear()
+    assert checkpoint_curve.main([*map(str, ckpts), *argv]) == 2
+    err = capsys.readouterr().err
+    assert str(ckpts[2]) in err and "wall_seconds" in err and calls == []
+    assert checkpoint_curve.main([*map(str, ckpts), *argv[:-2]]) == 0  # --x steps needs no wall time
+
+
 @pytest.mark.parametrize(
     ("make", "extra", "says"),
     [

@@ -35,6 +35,7 @@ SHIPPED = {
     "card_contract.yaml": "ppo",
     "scratch_continental.yaml": "ppo",
     "scratch_contract_gamerules.yaml": "ppo",
+    "scratch_contract_r1.yaml": "ppo",
     "card_continental.yaml": "ppo",
     "prior_contract_gamerules.yaml": "ppo",
     "search_bc_contract_gamerules.yaml": "ppo",
