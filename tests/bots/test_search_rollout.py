@@ -87,16 +87,18 @@ def test_close_to_the_heuristics_decisions():
     assert total > 1000 and same / total >= 0.93
 
 
-def test_the_bot_reads_only_its_seats_knowledge():
-    """``FastRolloutBot`` decides on the canonical position: redealing the cards its seat cannot see changes
-    nothing; it plays a whole round legally through the env."""
-    env = rummy_env.make("contract", rounds=(1,))
+@pytest.mark.parametrize("profile, rounds", [("contract", (1,)), ("continental", None)])
+def test_the_bot_reads_only_its_seats_knowledge(profile, rounds):
+    """``FastRolloutBot`` decides on the canonical position with its profile's fast policy: redealing the cards its
+    seat cannot see changes nothing; it plays a round of contract / a whole continental session legally."""
+    env = rummy_env.make(profile, rounds=rounds)
     env.reset(seed=3)
     raw = env.unwrapped
+    g = game(profile)
     bot = FastRolloutBot(0)
     rng = np.random.default_rng(3)
     checked = 0
-    for agent in env.agent_iter(max_iter=3000):
+    for agent in env.agent_iter(max_iter=5000):
         _, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
@@ -105,8 +107,8 @@ def test_the_bot_reads_only_its_seats_knowledge():
         assert raw.action_mask(agent)[action]
         if checked < 10 and len(raw.public_view(agent).legal) > 1:
             seat = raw.agent_name_mapping[agent]
-            other = rummy_env.make("contract", rounds=(1,))
-            st = G.load_state(raw.game_state(), raw.rules).resample_hidden(seat, rng)
+            other = rummy_env.make(profile, rounds=rounds)
+            st = g.load_state(raw.game_state(), raw.rules).resample_hidden(seat, rng)
             other.reset(options={"scenario": st.to_json()})
             assert other.unwrapped.game_state() != raw.game_state()
             assert FastRolloutBot(0).act(other, agent) == action

@@ -1,6 +1,7 @@
 """The fast rollout policy of ``continental`` (``rummy_env.bots.rollout_continental``) and the continental search
 candidates (``ContinentalHeuristic.search_candidates``): legal in whole sessions at 4 and 5 players, deterministic,
-the heuristic's decisions on scripted hands, its bot blind to hidden cards, and the close calls a search weighs.
+the heuristic's decisions on scripted hands, and the close calls a search weighs (its bot's blindness to hidden
+cards: ``test_search_rollout.py``).
 
 Strength against ``heuristic`` and rollouts/s are measured by the commands in ``docs/guides/bots.md``.
 """
@@ -14,7 +15,7 @@ from test_bots_continental import ONE_WILD, VALID, scenario_env
 
 import rummy_env
 from rummy_env.bots.heuristic import POLICIES
-from rummy_env.bots.rollout import FAST_POLICIES, FastRolloutBot, play_out
+from rummy_env.bots.rollout import FAST_POLICIES, play_out
 from rummy_env.bots.rollout_continental import FastContinentalPolicy
 from rummy_env.bots.view import public_view
 from rummy_env.core.cards import parse_cards
@@ -100,34 +101,6 @@ def test_connection_counts_neighbours_runs_and_copies():
     assert conn("AD KD QD", "AD") == style.near1 + policy.in_run  # the high ace: nothing above it
     assert conn("AD 3D", "AD") == style.near2  # the low ace: the 2 between is a gap any wild fills
     assert conn("9D 9D", "9D") == style.duplicate
-
-
-def test_the_bot_reads_only_its_seats_knowledge():
-    """``FastRolloutBot`` in continental decides on the canonical position: redealing the cards its seat cannot
-    see changes nothing; it plays a whole session legally through the env."""
-    env = rummy_env.make("continental")
-    env.reset(seed=3)
-    raw = env.unwrapped
-    bot = FastRolloutBot(0)
-    rng = np.random.default_rng(3)
-    checked = 0
-    for agent in env.agent_iter(max_iter=5000):
-        _, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        action = bot.act(env, agent)
-        assert raw.action_mask(agent)[action]
-        if checked < 10 and len(raw.public_view(agent).legal) > 1:
-            seat = raw.agent_name_mapping[agent]
-            st = G.load_state(raw.game_state(), raw.rules).resample_hidden(seat, rng)
-            other = rummy_env.make("continental")
-            other.reset(options={"scenario": st.to_json()})
-            assert other.unwrapped.game_state() != raw.game_state()
-            assert FastRolloutBot(0).act(other, agent) == action
-            checked += 1
-        env.step(action)
-    assert raw.session_over and checked == 10
 
 
 # ----------------------------------------------------------------------------------------------------------------
