@@ -12,7 +12,7 @@ deterministically for a seed.
 | `random` | uniform over the action mask |
 | `heuristic` | hand-written club-player rules, one module per profile (`heuristic_contract`, ...) |
 | `heuristic:FIELD=NUMBER,...` | the same rules with fields of the profile's style replaced (``heuristic.py``), e.g. `heuristic:penalty_weight=0.4` |
-| `search`, `search:N`, `search:Ts` | determinized Monte-Carlo search (``search.py``): full-round rollouts on hidden cards weighted by what opponents revealed; it leaves the heuristic's move only when a paired test accepts; N rollouts or T seconds' worth a decision, plain `search` is `search:1s` |
+| `search`, `search:N`, `search:Ts` | determinized Monte-Carlo search (``search.py``): full-round rollouts on hidden cards weighted by what opponents revealed; it leaves the heuristic's move only when a paired test accepts; N rollouts or T seconds' worth a decision, plain `search` is `search:1s`; in ``continental`` an exact look-ahead of the seat's next draw instead (no budget) |
 | `checkpoint:PATH` | a trained network (`checkpoint_bot`); `checkpoint:PATH@sample` samples instead of greedy; PATH may be a shipped checkpoint's name (`checkpoint:contract`, `checkpoint:contract_gamerules`, `checkpoint:continental`) |
 | `py:MODULE.ATTR` | a user's bot: ``ATTR(seed)`` of the importable module ``MODULE`` (see ``load``) |
 

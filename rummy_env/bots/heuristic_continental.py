@@ -543,6 +543,35 @@ class ContinentalHeuristic:
                       key=lambda k: (self.keep_value(view, k, live), k))
         return [prior] + [lay.DISCARD + k for k in tied[: self.SEARCH_DISCARDS]]
 
+    def lookahead(self, view: ContinentalView, prior: int) -> tuple[int, dict[int, float]]:
+        """An exact one-draw expectimax over this heuristic's close call after the draw: among the natural discards
+        that keep the distance to going out as low as ``prior``'s, the one whose hand is expected closest to going
+        out after the seat's next draw (a chance node over the ``view.unseen()`` cards, each equally likely to be
+        drawn, followed by the best discard): ``distance - outs / unseen``, ``outs`` the live copies whose draw lowers
+        the distance (``RunPlanner.improving_draws``). The prior wins ties. Other decisions (the draw, going out,
+        declaring or waiting, a hand of wilds only) keep ``prior``.
+
+        Returns ``(action, {discard action: expected distance saved over the prior's})``, the prior at 0. Reads the
+        view only, draws no random numbers and changes no memory."""
+        lay = view.layout
+        if view.phase == "draw" or not lay.DISCARD <= prior < lay.DISCARD + NUM_KINDS:
+            return prior, {prior: 0.0}
+        kind = prior - lay.DISCARD
+        if is_wild(kind) or lay.DISCARD_DECLARE + kind in view.legal:
+            return prior, {prior: 0.0}
+        naturals = [a - lay.DISCARD for a in view.legal
+                    if lay.DISCARD <= a < lay.DISCARD + NUM_KINDS and not is_wild(a - lay.DISCARD)]
+        planner = self.planner(view)
+        dist = planner.distances_after_discard(view.hand, naturals)
+        tied = [k for k in naturals if dist[k] <= dist[kind]]
+        if len(tied) < 2:
+            return prior, {prior: 0.0}
+        live = view.unseen()
+        unseen = max(1, sum(live))
+        outs = {k: planner.outs_after_discard(view.hand, k, live) for k in tied}
+        best = max(tied, key=lambda k: (outs[k], k == kind))
+        return lay.DISCARD + best, {lay.DISCARD + k: (outs[k] - outs[kind]) / unseen for k in tied}
+
     def going_out_discard(self, view: ContinentalView, kinds: list[int]) -> int | None:
         """Among discards that leave a valid 15, the one paying most (a lone 2 thrown can be worth the no-wild
         bonus); None if no discard does."""

@@ -1,6 +1,15 @@
-"""The ``search`` bot: the heuristic's move, left only for a move that paired rollouts show better with a stated test.
+"""The ``search`` bot: the heuristic's move, left only for a move that a search shows better.
 
-At a decision with more than one legal action the bot
+Two methods, chosen per profile (``METHOD``; ``SearchBot(method=...)`` overrides it): **rollouts** (``contract``,
+``contract_gamerules``; below) and an **exact look-ahead** (``continental``): the profile's heuristic values its own
+close calls by an expectimax of the seat's next draw (``ContinentalHeuristic.lookahead``: among the discards that keep
+the hand as close to going out as the heuristic's, the one expected closest after the next draw, every unseen card
+equally likely) and plays the best, the heuristic's move on ties. The look-ahead samples nothing, so it has no false
+acceptances under its model and spends no budget (``search:N`` and ``search:Xs`` play as ``search`` there); it reads
+the view only. In ``continental`` full-deal rollouts measured worse than the heuristic and the look-ahead better
+(``docs/guides/bots.md``).
+
+With rollouts, at a decision with more than one legal action the bot
 
 1. asks the heuristic for its move (the *prior*) and lists the *plausible* other moves (``candidates``): the other
    draw or the buy/pass when the card could help the hand (a joker, a same-rank natural for group contracts, a
@@ -84,6 +93,10 @@ ROLLOUT_OVERHEAD = 15
 #: rollout length cap per profile (decisions after the candidate move; none: to the end of the round, every profile
 #: since the continental fast policy)
 HORIZON: dict[str, int] = {}
+#: how each profile searches by default: ``"rollouts"`` (steps 2-4 of the module docstring) or ``"lookahead"`` (the
+#: heuristic's exact look-ahead over its own close calls, ``lookahead(view, prior)``: ``continental``, where full-deal
+#: rollouts measured worse than the heuristic, ``docs/guides/bots.md``)
+METHOD: dict[str, str] = {"contract": "rollouts", "contract_gamerules": "rollouts", "continental": "lookahead"}
 #: the acceptance test: t threshold, least number of pairs, least mean gain (points)
 T_CRIT = 2.0
 MIN_PAIRS = 8
@@ -102,6 +115,11 @@ MAX_SECONDS = 600.0
 
 class SearchBudgetError(ValueError):
     """A ``search:ARG`` id whose budget is neither a whole number of rollouts nor a number of seconds in range."""
+
+
+class SearchMethodError(ValueError):
+    """A search method that is not ``"rollouts"`` or ``"lookahead"``, or a look-ahead asked of a profile whose
+    heuristic has none."""
 
 
 class Budget(NamedTuple):
@@ -193,8 +211,12 @@ class SearchBot:
     def __init__(
         self, seed: int | None = 0, budget: Budget | int | None = None, horizon: int | None = None,
         t_crit: float = T_CRIT, min_pairs: int = MIN_PAIRS, margin: float = MARGIN, proposals: int = PROPOSALS,
-        triage: bool = True,
+        triage: bool = True, method: str | None = None,
     ):
+        if method not in (None, "rollouts", "lookahead"):
+            raise SearchMethodError(f"bad search method {method!r}: allowed are 'rollouts', 'lookahead' or None (the "
+                                    f"profile's, {METHOD})")
+        self.method = method
         self.budget = Budget(rollouts=budget) if isinstance(budget, int) else budget
         self.horizon = horizon
         self.t_crit, self.min_pairs, self.margin = float(t_crit), int(min_pairs), float(margin)
@@ -322,11 +344,14 @@ class SearchBot:
             return Decision(legal[0], legal[0])
         start = time.process_time()
         prior = self._policy(view.profile).decide(view)
-        cands = self.candidates(view, prior)
-        if len(cands) < 2:
-            decision = Decision(prior, prior)
+        if self._looks_ahead(view.profile):
+            decision = self.look_ahead(view, prior)
         else:
-            decision = self.search_view(self.root_state(env, view.seat), view, cands)
+            cands = self.candidates(view, prior)
+            if len(cands) < 2:
+                decision = Decision(prior, prior)
+            else:
+                decision = self.search_view(self.root_state(env, view.seat), view, cands)
         self.decisions.append((decision, time.process_time() - start))
         return decision
 
@@ -340,11 +365,39 @@ class SearchBot:
         prior and the challenger tested). ``legal`` must be the decision's legal actions (the candidates are chosen
         among them); ``profile`` is the root's."""
         view = root.public_view(seat)  # the canonical position shows the seat what the true one does
+        if self._looks_ahead(profile):
+            decision = self.look_ahead(view, prior)
+            return decision.action, {prior: 0.0, decision.challenger: decision.mean}
         cands = [prior] + [a for a in self.candidates(view, prior) if a != prior and a in legal]
         if len(cands) < 2:
             return prior, {prior: 0.0}
         decision = self.search_view(root, view, cands)
         return decision.action, {prior: 0.0, decision.challenger: decision.mean}
+
+    def _looks_ahead(self, profile: str) -> bool:
+        """Whether decisions of ``profile`` are made by the heuristic's exact look-ahead rather than rollouts."""
+        method = self.method or METHOD.get(profile, "rollouts")
+        if method != "lookahead":
+            return False
+        if not hasattr(self._policy(profile), "lookahead"):
+            raise SearchMethodError(f"search method 'lookahead': the {profile} heuristic has no exact look-ahead; "
+                                    f"use method='rollouts' (profiles with one: "
+                                    f"{sorted(p for p, m in METHOD.items() if m == 'lookahead')})")
+        return True
+
+    def look_ahead(self, view: Any, prior: int) -> Decision:
+        """The decision by the heuristic's exact look-ahead (``lookahead(view, prior)``: the action and each
+        candidate's gain over the prior in its own units): the challenger is the best other candidate; ``pairs`` is
+        the number of candidates valued, ``mean`` the challenger's gain, ``accepted`` whether it was played (no
+        sampling: ``t`` is infinite for a strictly better move, else 0)."""
+        action, values = self._policy(view.profile).lookahead(view, prior)
+        others = [a for a in values if a != prior]
+        if not others:
+            return Decision(prior, prior)
+        challenger = action if action != prior else max(others, key=lambda a: (values[a], -a))
+        accepted = action != prior
+        return Decision(action, prior, challenger, len(values), float(values[challenger]),
+                        math.inf if accepted else 0.0, accepted)
 
     def search_view(self, root: Any, view: Any, cands: list[int]) -> Decision:
         """Screen ``cands`` (the prior first), confirm the best challenger on fresh determinizations, and play it
@@ -460,6 +513,8 @@ def search_factory(arg: str | None, seed: int | None) -> SearchBot:
 __all__ = [
     "SearchBot",
     "SearchBudgetError",
+    "SearchMethodError",
+    "METHOD",
     "Budget",
     "Decision",
     "search_factory",

@@ -38,10 +38,10 @@ def _env(profile: str, n: int, seed: int) -> Any:
 
 def _tiny(seed: int, profile: str) -> SearchBot:
     """A search small enough for a test: 12 rollouts a decision, in ``contract`` to the end of the round with the
-    fast policy, in ``contract_gamerules`` 4 decisions of its heuristic, in ``continental`` none (the static value
-    right after the move: its heuristic is the slow part)."""
+    fast policy, in ``contract_gamerules`` 4 decisions of its heuristic, in ``continental`` (whose default method is
+    the look-ahead, ``test_search_lookahead.py``) rollouts of none (the static value right after the move)."""
     if profile == "continental":
-        return SearchBot(seed, budget=12, horizon=0)
+        return SearchBot(seed, budget=12, horizon=0, method="rollouts")
     if profile == "contract_gamerules":
         return SearchBot(seed, budget=12, horizon=4)
     return SearchBot(seed, budget=12)
@@ -183,9 +183,10 @@ def _hidden_info_changes(make_bot, profile: str, n: int, positions: int, resampl
 def _judge(bot_class: type, profile: str) -> Any:
     """Bots of the hidden-information checks: every legal move a candidate, and the best screened move always
     played (no test, no deference to the heuristic), so that any dependence on the hidden cards shows; short
-    rollouts outside ``contract``."""
+    rollouts outside ``contract`` (rollouts in ``continental`` too, not its default look-ahead)."""
     horizon = {"continental": 1, "contract_gamerules": 6}.get(profile)
-    return lambda: bot_class(9, budget=24, horizon=horizon, t_crit=-math.inf, min_pairs=0, margin=-1e9, triage=False)
+    return lambda: bot_class(9, budget=24, horizon=horizon, t_crit=-math.inf, min_pairs=0, margin=-1e9, triage=False,
+                             method="rollouts")
 
 
 @pytest.mark.parametrize(("profile", "n"), [("contract", 4), ("contract_gamerules", 3), ("continental", 4)])
