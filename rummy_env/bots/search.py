@@ -367,6 +367,8 @@ class SearchBot:
         view = root.public_view(seat)  # the canonical position shows the seat what the true one does
         if self._looks_ahead(profile):
             decision = self.look_ahead(view, prior)
+            if decision.challenger < 0:
+                return prior, {prior: 0.0}
             return decision.action, {prior: 0.0, decision.challenger: decision.mean}
         cands = [prior] + [a for a in self.candidates(view, prior) if a != prior and a in legal]
         if len(cands) < 2:
