@@ -38,8 +38,8 @@ def _expected_distance(planner, hand: list[int], live: list[int]) -> float:
 
 
 def _positions(games: int, seed: int):
-    """Discard decisions of heuristic games with more than one natural discard as close to going out as the
-    heuristic's: (view, prior)."""
+    """Every decision with a choice or not of ``games`` one-deal heuristic games, the heuristic's move played:
+    (env, view, prior), the env at the decision."""
     for g in range(games):
         env = rummy_env.make("continental", rounds=1)
         env.reset(seed=seed + g)
@@ -51,7 +51,7 @@ def _positions(games: int, seed: int):
                 continue
             view = public_view(env, agent)
             prior = heuristic.decide(view)
-            yield view, prior
+            yield env, view, prior
             env.step(prior)
 
 
@@ -61,7 +61,7 @@ def test_lookahead_matches_a_brute_force_expectimax_of_the_next_draw():
     expected distance (the prior on ties); it leaves the prior on at least one of them."""
     heuristic = POLICIES["continental"](np.random.default_rng(0))
     checked = moved = 0
-    for view, prior in _positions(2, seed=40):
+    for _, view, prior in _positions(2, seed=40):
         action, values = heuristic.lookahead(view, prior)
         assert action in view.legal and values[prior] == 0.0
         if len(values) < 2:
@@ -90,7 +90,7 @@ def test_lookahead_keeps_the_prior_outside_its_close_call():
     the heuristic's move; only natural discards as close to going out as the prior's are ever played instead."""
     heuristic = POLICIES["continental"](np.random.default_rng(0))
     kinds_seen = set()
-    for view, prior in _positions(2, seed=60):
+    for _, view, prior in _positions(2, seed=60):
         action, _ = heuristic.lookahead(view, prior)
         lay = view.layout
         kinds_seen.add(view.phase)
@@ -156,21 +156,11 @@ def test_the_distillation_form_uses_the_lookahead_too():
     look-ahead's move in ``continental``."""
     heuristic = POLICIES["continental"](np.random.default_rng(0))
     bot = SearchBot(0)
-    env = rummy_env.make("continental", rounds=1)
-    env.reset(seed=70)
-    h = POLICIES["continental"](np.random.default_rng(70))
     found = 0
-    for agent in env.agent_iter(max_iter=400):
-        _, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        view = public_view(env, agent)
-        prior = h.decide(view)
+    for env, view, prior in _positions(1, seed=70):
         if view.phase == "act":
             root = bot.root_state(env, view.seat)
             move, gains = bot.search(root, view.seat, list(view.legal), prior, "continental")
             assert move == heuristic.lookahead(view, prior)[0] and prior in gains and set(gains) <= set(view.legal)
             found += 1
-        env.step(prior)
     assert found > 5
